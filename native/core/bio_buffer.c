@@ -1,0 +1,164 @@
+/* A BIO that reads ciphertext straight out of, and writes it straight into,
+ * the caller's memory (a direct ByteBuffer or a pinned array): the only
+ * copies are OpenSSL's own, into and out of its record buffer. Bytes written
+ * while no output window is open go to a small per-engine spill queue. */
+#include "tb.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static BIO_METHOD *tb_method;
+static pthread_once_t tb_method_once = PTHREAD_ONCE_INIT;
+
+static int spill_append(tb_io *io, const uint8_t *p, size_t n) {
+  size_t need;
+  if (io->spill_off > 0 && io->spill_len > 0 && io->spill_off + io->spill_len + n > io->spill_cap) {
+    memmove(io->spill, io->spill + io->spill_off, io->spill_len);
+    io->spill_off = 0;
+  } else if (io->spill_len == 0) {
+    io->spill_off = 0;
+  }
+  need = io->spill_off + io->spill_len + n;
+  if (need > TB_SPILL_LIMIT) {
+    io->spill_failed = 1;
+    return 0;
+  }
+  if (need > io->spill_cap) {
+    size_t cap = io->spill_cap ? io->spill_cap : 4096;
+    uint8_t *nb;
+    while (cap < need)
+      cap *= 2;
+    nb = realloc(io->spill, cap);
+    if (!nb) {
+      io->spill_failed = 1;
+      return 0;
+    }
+    io->spill = nb;
+    io->spill_cap = cap;
+  }
+  memcpy(io->spill + io->spill_off + io->spill_len, p, n);
+  io->spill_len += n;
+  return 1;
+}
+
+int tb_io_spill_push_front(tb_io *io, const uint8_t *p, size_t n) {
+  /* Only used when the spill is empty: bytes that reached the caller's buffer
+   * during a call that then failed must be re-offered by the next wrap. */
+  if (io->spill_len != 0)
+    return 0;
+  return spill_append(io, p, n);
+}
+
+size_t tb_io_drain(tb_io *io, uint8_t *dst, size_t cap) {
+  size_t n = io->spill_len < cap ? io->spill_len : cap;
+  if (n == 0)
+    return 0;
+  memcpy(dst, io->spill + io->spill_off, n);
+  io->spill_off += n;
+  io->spill_len -= n;
+  if (io->spill_len == 0)
+    io->spill_off = 0;
+  return n;
+}
+
+void tb_io_free(tb_io *io) {
+  free(io->spill);
+  io->spill = NULL;
+  io->spill_cap = io->spill_len = io->spill_off = 0;
+}
+
+static int bio_write(BIO *b, const char *data, int len) {
+  tb_io *io = BIO_get_data(b);
+  const uint8_t *p = (const uint8_t *)data;
+  size_t n = len > 0 ? (size_t)len : 0, direct = 0;
+  BIO_clear_retry_flags(b);
+  if (!io || len < 0)
+    return -1;
+  /* Order matters: once anything is queued, later bytes queue behind it. */
+  if (io->spill_len == 0 && io->out) {
+    size_t room = io->out_cap - io->out_pos;
+    direct = n < room ? n : room;
+    memcpy(io->out + io->out_pos, p, direct);
+    io->out_pos += direct;
+  }
+  if (direct < n && !spill_append(io, p + direct, n - direct))
+    return -1;
+  io->written += n;
+  return len;
+}
+
+static int bio_read(BIO *b, char *out, int len) {
+  tb_io *io = BIO_get_data(b);
+  size_t avail, n;
+  BIO_clear_retry_flags(b);
+  if (!io || len <= 0)
+    return 0;
+  avail = io->in_len - io->in_pos;
+  if (avail == 0) {
+    BIO_set_retry_read(b);
+    return -1;
+  }
+  n = (size_t)len < avail ? (size_t)len : avail;
+  memcpy(out, io->in + io->in_pos, n);
+  io->in_pos += n;
+  return (int)n;
+}
+
+static long bio_ctrl(BIO *b, int cmd, long num, void *ptr) {
+  tb_io *io = BIO_get_data(b);
+  switch (cmd) {
+  case BIO_CTRL_FLUSH:
+    return 1;
+  case BIO_CTRL_PENDING:
+    return io ? (long)(io->in_len - io->in_pos) : 0;
+  case BIO_CTRL_WPENDING:
+    return io ? (long)io->spill_len : 0;
+  case BIO_CTRL_GET_CLOSE:
+    return BIO_get_shutdown(b);
+  case BIO_CTRL_SET_CLOSE:
+    BIO_set_shutdown(b, (int)num);
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static int bio_create(BIO *b) {
+  BIO_set_init(b, 1);
+  return 1;
+}
+
+static int bio_destroy(BIO *b) {
+  /* The tb_io belongs to the engine, which frees it after SSL_free. */
+  BIO_set_data(b, NULL);
+  return 1;
+}
+
+static void make_method(void) {
+  BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "tlsbridge-buffer");
+  if (!m)
+    return;
+  if (!BIO_meth_set_write(m, bio_write) || !BIO_meth_set_read(m, bio_read) ||
+      !BIO_meth_set_ctrl(m, bio_ctrl) || !BIO_meth_set_create(m, bio_create) ||
+      !BIO_meth_set_destroy(m, bio_destroy)) {
+    BIO_meth_free(m);
+    return;
+  }
+  tb_method = m;
+}
+
+int tb_bio_init(void) {
+  pthread_once(&tb_method_once, make_method);
+  return tb_method != NULL;
+}
+
+BIO *tb_bio_new(tb_io *io) {
+  BIO *b;
+  if (!tb_bio_init())
+    return NULL;
+  b = BIO_new(tb_method);
+  if (b)
+    BIO_set_data(b, io);
+  return b;
+}

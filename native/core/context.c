@@ -1,0 +1,73 @@
+/* SSL_CTX creation. Everything per-connection lives on the SSL; the context
+ * is configured once, before any engine exists, and then only read. */
+#include "tb.h"
+
+#include <pthread.h>
+#include <time.h>
+#include <openssl/err.h>
+
+static int engine_index = -1;
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+
+static void make_index(void) {
+  engine_index = SSL_get_ex_new_index(0, "tlsbridge engine", NULL, NULL, NULL);
+}
+
+int tb_engine_ex_index(void) {
+  pthread_once(&index_once, make_index);
+  return engine_index;
+}
+
+uint64_t tb_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Secure defaults: forward secrecy and AEAD only; CBC and static-RSA suites
+ * must be enabled by name. */
+static const char DEFAULT_CIPHERS_12[] =
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+static const char DEFAULT_CIPHERS_13[] =
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
+static const unsigned char SID_CTX[] = "tlsbridge";
+
+SSL_CTX *tb_ctx_new(tb_error *err) {
+  SSL_CTX *ctx;
+  if (tb_engine_ex_index() < 0 || !tb_bio_init()) {
+    tb_err_set(err, TB_ERR_MEMORY, "cannot initialise tlsbridge's OpenSSL hooks");
+    return NULL;
+  }
+  ERR_clear_error();
+  ctx = SSL_CTX_new(TLS_method());
+  if (!ctx) {
+    tb_err_from_openssl(err, TB_ERR_SSL, "SSL_CTX_new failed");
+    return NULL;
+  }
+  if (!SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) ||
+      !SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION) ||
+      !SSL_CTX_set_cipher_list(ctx, DEFAULT_CIPHERS_12) ||
+      !SSL_CTX_set_ciphersuites(ctx, DEFAULT_CIPHERS_13) ||
+      !SSL_CTX_set_session_id_context(ctx, SID_CTX, sizeof SID_CTX - 1)) {
+    tb_err_from_openssl(err, TB_ERR_SSL, "cannot configure SSL_CTX");
+    SSL_CTX_free(ctx);
+    return NULL;
+  }
+  /* Renegotiation is refused both ways; compression is off (CRIME). Moving
+   * write buffers are allowed because a Java array may be re-pinned at a new
+   * address between a retried SSL_write and its repeat. */
+  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
+  SSL_CTX_clear_options(ctx, SSL_OP_ALLOW_CLIENT_RENEGOTIATION);
+  SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_ENABLE_PARTIAL_WRITE);
+  SSL_CTX_clear_mode(ctx, SSL_MODE_AUTO_RETRY);
+  tb_install_callbacks(ctx);
+  return ctx;
+}
+
+void tb_ctx_free(SSL_CTX *ctx) {
+  /* Engines hold their own references (SSL_new takes one), so the context
+   * outlives every connection made from it. */
+  SSL_CTX_free(ctx);
+}

@@ -1,0 +1,464 @@
+/* The SSLEngine state machine over OpenSSL: wrap and unwrap with the exact
+ * JSSE semantics (whole records in, nothing consumed on underflow or
+ * overflow, FINISHED reported once), in one call each. */
+#include "tb.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/err.h>
+
+tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err) {
+  tb_engine *e = calloc(1, sizeof *e);
+  BIO *bio;
+  if (!e) {
+    tb_err_set(err, TB_ERR_MEMORY, "out of memory creating an engine");
+    return NULL;
+  }
+  ERR_clear_error();
+  e->ssl = SSL_new(ctx); /* takes a reference on ctx */
+  if (!e->ssl) {
+    tb_err_from_openssl(err, TB_ERR_SSL, "SSL_new failed");
+    free(e);
+    return NULL;
+  }
+  bio = tb_bio_new(&e->io);
+  if (!bio || !SSL_set_ex_data(e->ssl, tb_engine_ex_index(), e)) {
+    tb_err_from_openssl(err, TB_ERR_MEMORY, "cannot attach the buffer BIO");
+    BIO_free(bio);
+    SSL_free(e->ssl);
+    free(e);
+    return NULL;
+  }
+  SSL_set_bio(e->ssl, bio, bio);
+  e->verify_result = -1;
+  if (client) {
+    e->flags |= TB_F_CLIENT;
+    SSL_set_connect_state(e->ssl);
+    SSL_set_verify(e->ssl, SSL_VERIFY_PEER, NULL);
+  } else {
+    SSL_set_accept_state(e->ssl);
+  }
+  return e;
+}
+
+void tb_engine_free(tb_engine *e) {
+  if (!e)
+    return;
+  if (e->ssl) {
+    SSL_set_ex_data(e->ssl, tb_engine_ex_index(), NULL);
+    SSL_free(e->ssl); /* drops the SSL_CTX reference */
+  }
+  sk_X509_pop_free(e->pending_chain, X509_free);
+  tb_io_free(&e->io);
+  OPENSSL_cleanse(&e->err, sizeof e->err);
+  free(e);
+}
+
+static void fail(tb_engine *e, int kind, const char *what) {
+  tb_err_from_openssl(&e->err, kind, what);
+  e->error_pending = 1;
+  e->flags |= TB_F_FAILED | TB_F_IN_DONE | TB_F_OUT_CLOSING;
+  e->task = TB_TASK_NONE;
+}
+
+static void fail_msg(tb_engine *e, int kind, const char *msg) {
+  ERR_clear_error();
+  tb_err_set(&e->err, kind, "%s", msg);
+  e->error_pending = 1;
+  e->flags |= TB_F_FAILED | TB_F_IN_DONE | TB_F_OUT_CLOSING;
+  e->task = TB_TASK_NONE;
+}
+
+int tb_engine_begin(tb_engine *e) {
+  if (e->flags & (TB_F_OUT_CLOSING | TB_F_IN_DONE)) {
+    tb_err_set(&e->err, TB_ERR_CLOSED, "engine is closed");
+    return -1;
+  }
+  if (e->flags & TB_F_HS_DONE) {
+    /* TLS 1.3 has no renegotiation: a new handshake request becomes a key
+     * update, as SunJSSE does. TLS 1.2 renegotiation is refused. */
+    if (SSL_version(e->ssl) >= TLS1_3_VERSION) {
+      if (!SSL_key_update(e->ssl, SSL_KEY_UPDATE_REQUESTED)) {
+        tb_err_from_openssl(&e->err, TB_ERR_SSL, "key update failed");
+        return -1;
+      }
+      return 0;
+    }
+    tb_err_set(&e->err, TB_ERR_SSL, "renegotiation is not supported");
+    return -1;
+  }
+  if (!(e->flags & TB_F_STARTED)) {
+    e->flags |= TB_F_STARTED;
+    e->stats.hs_start_ns = tb_now_ns();
+  }
+  return 0;
+}
+
+/* One handshake step: 1 finished, 0 needs I/O, 2 needs a task, -1 failed. */
+int tb_hs_step(tb_engine *e) {
+  int rc, ssl_err;
+  uint64_t t0 = tb_now_ns();
+  if (!(e->flags & TB_F_STARTED)) {
+    e->flags |= TB_F_STARTED;
+    e->stats.hs_start_ns = t0;
+  }
+  ERR_clear_error();
+  rc = SSL_do_handshake(e->ssl);
+  e->stats.ns_handshake += tb_now_ns() - t0;
+  if (e->io.spill_failed) {
+    fail_msg(e, TB_ERR_SSL, "handshake output exceeds the engine's queue: the peer or caller is not draining it");
+    return -1;
+  }
+  if (rc == 1) {
+    e->flags |= TB_F_HS_DONE | TB_F_FIN_PENDING;
+    e->task = TB_TASK_NONE;
+    return 1;
+  }
+  ssl_err = SSL_get_error(e->ssl, rc);
+  switch (ssl_err) {
+  case SSL_ERROR_WANT_READ:
+  case SSL_ERROR_WANT_WRITE:
+    return 0;
+  case SSL_ERROR_WANT_RETRY_VERIFY:
+    e->task = TB_TASK_VERIFY;
+    return 2;
+  case SSL_ERROR_WANT_X509_LOOKUP:
+    e->task = TB_TASK_CERT;
+    return 2;
+  case SSL_ERROR_WANT_CLIENT_HELLO_CB:
+    e->task = TB_TASK_HELLO;
+    return 2;
+  case SSL_ERROR_ZERO_RETURN:
+    /* close_notify in the middle of a handshake: the handshake is over,
+     * not waiting forever for a flight that will never come. */
+    e->flags |= TB_F_PEER_CLOSED;
+    fail_msg(e, TB_ERR_HANDSHAKE, "peer sent close_notify during the handshake");
+    return -1;
+  default:
+    if (ERR_peek_error() == 0)
+      fail_msg(e, TB_ERR_HANDSHAKE, "handshake failed: unexpected end of input or internal error");
+    else
+      fail(e, TB_ERR_HANDSHAKE, "handshake failed");
+    return -1;
+  }
+}
+
+int tb_engine_hs_status(tb_engine *e, int consume_finished) {
+  uint32_t f = e->flags;
+  int queued = e->io.spill_len > 0;
+  if (f & TB_F_FAILED)
+    return queued ? TB_HS_NEED_WRAP : TB_HS_NOT;
+  if (e->task != TB_TASK_NONE)
+    return TB_HS_NEED_TASK;
+  if (!(f & TB_F_STARTED))
+    return TB_HS_NOT;
+  if (!(f & TB_F_HS_DONE)) {
+    if (f & TB_F_OUT_CLOSING)
+      return queued ? TB_HS_NEED_WRAP : TB_HS_NOT;
+    if (queued)
+      return TB_HS_NEED_WRAP;
+    /* A client that has not written its ClientHello yet must wrap first. */
+    if ((f & TB_F_CLIENT) && SSL_in_before(e->ssl))
+      return TB_HS_NEED_WRAP;
+    return TB_HS_NEED_UNWRAP;
+  }
+  if (queued)
+    return TB_HS_NEED_WRAP;
+  if (f & TB_F_FIN_PENDING) {
+    if (consume_finished)
+      e->flags &= ~TB_F_FIN_PENDING;
+    return TB_HS_FINISHED;
+  }
+  return TB_HS_NOT;
+}
+
+static void open_out(tb_engine *e, uint8_t *dst, size_t cap) {
+  e->io.out = dst;
+  e->io.out_cap = cap;
+  e->io.out_pos = 0;
+}
+
+static void close_windows(tb_engine *e) {
+  e->io.out = NULL;
+  e->io.out_cap = e->io.out_pos = 0;
+  e->io.in = NULL;
+  e->io.in_len = e->io.in_pos = 0;
+}
+
+static int finish(tb_engine *e, tb_result *r, int status) {
+  r->status = status;
+  r->hs = tb_engine_hs_status(e, 1);
+  close_windows(e);
+  if (e->error_pending) {
+    e->error_pending = 0;
+    return -1;
+  }
+  return 0;
+}
+
+/* Per-record expansion bound used to decide whether a record fits in the
+ * caller's buffer before asking OpenSSL to write it. */
+static size_t record_overhead(tb_engine *e) {
+  const SSL_CIPHER *c = SSL_get_current_cipher(e->ssl);
+  if (c && SSL_CIPHER_is_aead(c))
+    return TB_RECORD_HEADER + 1 + 8 + 16; /* type byte (1.3) or explicit nonce (1.2) + tag */
+  return TB_RECORD_HEADER + 16 + 64 + 256;
+}
+
+int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
+                   tb_result *r) {
+  size_t overhead;
+  r->consumed = r->produced = 0;
+  e->stats.calls++;
+  if (e->error_pending)
+    return finish(e, r, TB_CLOSED);
+  open_out(e, dst, dstcap);
+  if (e->io.spill_len > 0) {
+    size_t n = tb_io_drain(&e->io, dst, dstcap);
+    e->io.out_pos = n;
+    r->produced = n;
+    e->stats.bytes_out += n;
+    if (e->io.spill_len > 0)
+      return finish(e, r, n == 0 ? TB_OVERFLOW : (tb_outbound_done(e) ? TB_CLOSED : TB_OK));
+    if (e->flags & TB_F_OUT_CLOSING)
+      return finish(e, r, TB_CLOSED);
+    if (!(e->flags & TB_F_HS_DONE) || (e->flags & TB_F_FIN_PENDING))
+      return finish(e, r, TB_OK); /* a flight is out; let the caller see the new status */
+  }
+  if (e->flags & TB_F_OUT_CLOSING)
+    return finish(e, r, TB_CLOSED);
+  if (!(e->flags & TB_F_HS_DONE)) {
+    int rc;
+    size_t before = e->io.out_pos;
+    if (e->task != TB_TASK_NONE)
+      return finish(e, r, TB_OK);
+    if (!(e->flags & TB_F_CLIENT) && !(e->flags & TB_F_STARTED)) {
+      tb_engine_begin(e); /* a server speaks only after a ClientHello */
+      return finish(e, r, TB_OK);
+    }
+    rc = tb_hs_step(e);
+    r->produced = e->io.out_pos;
+    e->stats.bytes_out += e->io.out_pos - before;
+    if (rc < 0 && r->produced > 0) {
+      /* The alert is in the caller's buffer but the call throws, so its
+       * position will not move: queue the bytes again for the next wrap. */
+      tb_io_spill_push_front(&e->io, dst, r->produced);
+      r->produced = 0;
+    }
+    return finish(e, r, TB_OK);
+  }
+  overhead = record_overhead(e);
+  while (r->consumed < srclen) {
+    size_t chunk = srclen - r->consumed;
+    size_t before = e->io.out_pos;
+    int n;
+    uint64_t t0;
+    if (chunk > TB_MAX_PLAINTEXT)
+      chunk = TB_MAX_PLAINTEXT;
+    if (dstcap - e->io.out_pos < chunk + overhead) {
+      if (r->consumed == 0 && e->io.out_pos == 0)
+        return finish(e, r, TB_OVERFLOW);
+      break;
+    }
+    ERR_clear_error();
+    t0 = tb_now_ns();
+    n = SSL_write(e->ssl, src + r->consumed, (int)chunk);
+    e->stats.ns_write += tb_now_ns() - t0;
+    if (n <= 0) {
+      int se = SSL_get_error(e->ssl, n);
+      if (se == SSL_ERROR_WANT_READ || se == SSL_ERROR_WANT_WRITE)
+        break;
+      fail(e, TB_ERR_SSL, "SSL_write failed");
+      r->produced = e->io.out_pos;
+      if (r->produced > 0) {
+        tb_io_spill_push_front(&e->io, dst, r->produced);
+        r->produced = 0;
+      }
+      return finish(e, r, TB_CLOSED);
+    }
+    r->consumed += (size_t)n;
+    e->stats.app_out += (size_t)n;
+    e->stats.records_out++;
+    e->stats.bytes_out += e->io.out_pos - before;
+    if (e->io.spill_len > 0)
+      break; /* the estimate was short; the rest goes out on the next wrap */
+  }
+  r->produced = e->io.out_pos;
+  return finish(e, r, TB_OK);
+}
+
+/* Queue our close_notify once the peer has sent theirs (or we close). */
+static void queue_close_notify(tb_engine *e) {
+  if (e->flags & TB_F_OUT_CLOSING)
+    return;
+  e->flags |= TB_F_OUT_CLOSING;
+  if (e->flags & TB_F_HS_DONE) {
+    ERR_clear_error();
+    SSL_shutdown(e->ssl);
+    ERR_clear_error();
+  }
+}
+
+static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
+                      tb_result *r);
+
+int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
+                     tb_result *r) {
+  r->consumed = r->produced = 0;
+  e->stats.calls++;
+  if (e->error_pending)
+    return finish(e, r, TB_CLOSED);
+  if (e->flags & TB_F_IN_DONE)
+    return finish(e, r, TB_CLOSED);
+  if (e->flags & TB_F_HS_DONE)
+    return unwrap_app(e, src, srclen, dst, dstcap, r);
+  if (e->task != TB_TASK_NONE)
+    return finish(e, r, TB_OK);
+  if ((e->flags & TB_F_CLIENT) && SSL_in_before(e->ssl))
+    return finish(e, r, TB_OK); /* NEED_WRAP: the ClientHello goes first */
+  for (;;) {
+    size_t rec = 0, avail = srclen - r->consumed;
+    int type = 0, rc, scan = tb_record_scan(src + r->consumed, avail, &rec, &type);
+    if (scan == 0) {
+      if (r->consumed == 0)
+        return finish(e, r, TB_UNDERFLOW);
+      break;
+    }
+    if (scan < 0) {
+      if (src[r->consumed] & 0x80) {
+        fail_msg(e, TB_ERR_PROTOCOL, "unsupported SSLv2-format record (SSLv2Hello is not accepted)");
+        return finish(e, r, TB_CLOSED);
+      }
+      rec = avail; /* let OpenSSL judge the header and name the fault */
+    }
+    e->io.in = src + r->consumed;
+    e->io.in_len = rec;
+    e->io.in_pos = 0;
+    rc = tb_hs_step(e);
+    r->consumed += e->io.in_pos;
+    e->stats.bytes_in += e->io.in_pos;
+    e->stats.records_in++;
+    if (rc < 0)
+      return finish(e, r, TB_CLOSED);
+    if (scan < 0) {
+      fail_msg(e, TB_ERR_PROTOCOL, "malformed TLS record header");
+      return finish(e, r, TB_CLOSED);
+    }
+    if (rc != 0 || e->io.spill_len > 0 || e->io.in_pos == 0)
+      break;
+  }
+  return finish(e, r, TB_OK);
+}
+
+static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
+                      tb_result *r) {
+  /* Plaintext OpenSSL kept from an earlier record comes out first. */
+  while (SSL_pending(e->ssl) > 0 && r->produced < dstcap) {
+    int n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
+    if (n <= 0)
+      break;
+    r->produced += (size_t)n;
+  }
+  for (;;) {
+    size_t rec = 0, avail = srclen - r->consumed;
+    int type = 0, n, scan = tb_record_scan(src + r->consumed, avail, &rec, &type);
+    uint64_t t0;
+    if (scan == 0) {
+      if (r->consumed == 0 && r->produced == 0)
+        return finish(e, r, TB_UNDERFLOW);
+      break;
+    }
+    if (scan > 0 && type == 23 &&
+        dstcap - r->produced < tb_record_plaintext_bound(rec - TB_RECORD_HEADER)) {
+      if (r->consumed == 0 && r->produced == 0)
+        return finish(e, r, TB_OVERFLOW);
+      break;
+    }
+    if (scan < 0)
+      rec = avail;
+    e->io.in = src + r->consumed;
+    e->io.in_len = rec;
+    e->io.in_pos = 0;
+    ERR_clear_error();
+    t0 = tb_now_ns();
+    n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
+    e->stats.ns_read += tb_now_ns() - t0;
+    r->consumed += e->io.in_pos;
+    e->stats.bytes_in += e->io.in_pos;
+    e->stats.records_in++;
+    if (n > 0) {
+      r->produced += (size_t)n;
+      e->stats.app_in += (size_t)n;
+    } else {
+      int se = SSL_get_error(e->ssl, n);
+      if (se == SSL_ERROR_ZERO_RETURN) {
+        e->flags |= TB_F_PEER_CLOSED | TB_F_IN_DONE;
+        queue_close_notify(e);
+        return finish(e, r, TB_CLOSED);
+      }
+      if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE) {
+        fail(e, TB_ERR_PROTOCOL, "cannot read TLS record");
+        return finish(e, r, TB_CLOSED);
+      }
+      if (scan < 0) {
+        fail_msg(e, TB_ERR_PROTOCOL, "malformed TLS record header");
+        return finish(e, r, TB_CLOSED);
+      }
+    }
+    if (e->io.spill_failed) {
+      fail_msg(e, TB_ERR_SSL, "post-handshake output exceeds the engine's queue");
+      return finish(e, r, TB_CLOSED);
+    }
+    if (e->io.in_pos == 0 || e->io.spill_len > 0)
+      break; /* e.g. a KeyUpdate wants an answer: NEED_WRAP */
+  }
+  return finish(e, r, TB_OK);
+}
+
+void tb_engine_close_outbound(tb_engine *e) {
+  if (!(e->flags & TB_F_HS_DONE)) {
+    /* OpenSSL cannot send close_notify mid-handshake; the handshake simply
+     * ends here and nothing more is written. */
+    e->flags |= TB_F_OUT_CLOSING;
+    if (e->flags & TB_F_STARTED)
+      e->flags |= TB_F_IN_DONE;
+    e->task = TB_TASK_NONE;
+    return;
+  }
+  queue_close_notify(e);
+}
+
+/* Returns 1 when inbound closes before the peer's close_notify arrived
+ * (possible truncation), which Java reports as SunJSSE does. */
+int tb_engine_close_inbound(tb_engine *e) {
+  int truncated = (e->flags & TB_F_STARTED) && !(e->flags & (TB_F_PEER_CLOSED | TB_F_FAILED | TB_F_IN_DONE));
+  e->flags |= TB_F_IN_DONE;
+  if (truncated)
+    tb_engine_close_outbound(e);
+  return truncated;
+}
+
+void tb_engine_set_verify_result(tb_engine *e, int ok, int x509_err) {
+  e->verify_result = ok ? 1 : 0;
+  e->verify_error = x509_err;
+}
+
+/* Called after Java finished the delegated task: resume the handshake now so
+ * the next status the caller sees is the real next step. */
+int tb_engine_task_done(tb_engine *e) {
+  int rc;
+  if (e->task == TB_TASK_NONE)
+    return 0;
+  if (e->task == TB_TASK_CERT)
+    e->cert_ready = 1;
+  if (e->task == TB_TASK_HELLO)
+    e->hello_ready = 1;
+  e->task = TB_TASK_NONE;
+  if (e->flags & (TB_F_FAILED | TB_F_OUT_CLOSING))
+    return 0;
+  if (e->flags & TB_F_SOCKET)
+    return 0; /* the socket loop drives its own handshake */
+  close_windows(e);
+  rc = tb_hs_step(e);
+  return rc < 0 ? -1 : 0;
+}

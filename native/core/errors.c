@@ -1,0 +1,60 @@
+/* The one place OpenSSL's error queue becomes a message for Java. */
+#include "tb.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <openssl/err.h>
+
+void tb_err_clear(tb_error *err) {
+  err->kind = TB_ERR_NONE;
+  err->code = 0;
+  err->msg[0] = '\0';
+}
+
+void tb_err_set(tb_error *err, int kind, const char *fmt, ...) {
+  va_list ap;
+  err->kind = kind;
+  err->code = 0;
+  va_start(ap, fmt);
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  va_end(ap);
+}
+
+/* Drains the whole queue so a stale entry never leaks into the next call's
+ * message; the first (innermost) reason leads because it names the cause. */
+void tb_err_from_openssl(tb_error *err, int kind, const char *what) {
+  size_t used;
+  unsigned long code;
+  const char *file, *data, *func;
+  int line, flags, n = 0;
+
+  err->kind = kind;
+  err->code = 0;
+  used = (size_t)snprintf(err->msg, sizeof err->msg, "%s", what);
+  if (used >= sizeof err->msg)
+    used = sizeof err->msg - 1;
+  while ((code = ERR_get_error_all(&file, &line, &func, &data, &flags)) != 0) {
+    const char *reason = ERR_reason_error_string(code);
+    const char *lib = ERR_lib_error_string(code);
+    char buf[200];
+    int w;
+    if (err->code == 0)
+      err->code = code;
+    if (n++ >= 4)
+      continue;
+    if (reason)
+      w = snprintf(buf, sizeof buf, "%s%s (%s%s%s)", n == 1 ? ": " : "; ", reason,
+                   lib ? lib : "lib", (flags & ERR_TXT_STRING) && data && *data ? ": " : "",
+                   (flags & ERR_TXT_STRING) && data ? data : "");
+    else
+      w = snprintf(buf, sizeof buf, "%serror:%08lX", n == 1 ? ": " : "; ", code);
+    if (w > 0 && used + 1 < sizeof err->msg) {
+      size_t room = sizeof err->msg - used - 1;
+      size_t take = (size_t)w < room ? (size_t)w : room;
+      memcpy(err->msg + used, buf, take);
+      used += take;
+      err->msg[used] = '\0';
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/* Key material from Java's KeyManager (PKCS#8 key, DER chain) parsed once
+ * into OpenSSL objects and shared read-only by every handshake that uses it. */
+#include "keys.h"
+
+#include <stdlib.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+void tb_keymat_free(tb_keymat *k) {
+  if (!k)
+    return;
+  EVP_PKEY_free(k->key);
+  X509_free(k->cert);
+  sk_X509_pop_free(k->chain, X509_free);
+  free(k);
+}
+
+static X509 *cert_from_der(const uint8_t *der, size_t len) {
+  const unsigned char *p = der;
+  X509 *x = d2i_X509(NULL, &p, (long)len);
+  if (x && p != der + len) {
+    X509_free(x);
+    return NULL;
+  }
+  return x;
+}
+
+tb_keymat *tb_keymat_from_der(const uint8_t *pkcs8, size_t keylen, const uint8_t *const *certs,
+                              const size_t *lens, int n, tb_error *err) {
+  tb_keymat *k;
+  const unsigned char *p = pkcs8;
+  PKCS8_PRIV_KEY_INFO *info;
+  int i;
+  if (n < 1) {
+    tb_err_set(err, TB_ERR_ARGUMENT, "key material needs at least one certificate");
+    return NULL;
+  }
+  k = calloc(1, sizeof *k);
+  if (!k) {
+    tb_err_set(err, TB_ERR_MEMORY, "out of memory");
+    return NULL;
+  }
+  ERR_clear_error();
+  info = d2i_PKCS8_PRIV_KEY_INFO(NULL, &p, (long)keylen);
+  if (info) {
+    k->key = EVP_PKCS82PKEY(info);
+    PKCS8_PRIV_KEY_INFO_free(info);
+  }
+  if (!k->key) {
+    tb_err_from_openssl(err, TB_ERR_ARGUMENT, "cannot parse the private key (PKCS#8)");
+    goto bad;
+  }
+  k->cert = cert_from_der(certs[0], lens[0]);
+  k->chain = sk_X509_new_null();
+  if (!k->cert || !k->chain) {
+    tb_err_from_openssl(err, TB_ERR_ARGUMENT, "cannot parse the certificate");
+    goto bad;
+  }
+  for (i = 1; i < n; i++) {
+    X509 *c = cert_from_der(certs[i], lens[i]);
+    if (!c || sk_X509_push(k->chain, c) <= 0) {
+      X509_free(c);
+      tb_err_from_openssl(err, TB_ERR_ARGUMENT, "cannot parse a chain certificate");
+      goto bad;
+    }
+  }
+  if (!X509_check_private_key(k->cert, k->key)) {
+    tb_err_from_openssl(err, TB_ERR_ARGUMENT, "private key does not match the certificate");
+    goto bad;
+  }
+  return k;
+bad:
+  tb_keymat_free(k);
+  return NULL;
+}
+
+int tb_keymat_use(SSL *ssl, const tb_keymat *k, tb_error *err) {
+  ERR_clear_error();
+  /* override=1: a second choice of the same key type replaces the first */
+  if (!SSL_use_cert_and_key(ssl, k->cert, k->key, k->chain, 1)) {
+    tb_err_from_openssl(err, TB_ERR_SSL, "cannot install the chosen certificate");
+    return -1;
+  }
+  return 0;
+}
+
+const char *tb_keymat_type(const tb_keymat *k) {
+  switch (EVP_PKEY_get_base_id(k->key)) {
+  case EVP_PKEY_RSA: return "RSA";
+  case EVP_PKEY_RSA_PSS: return "RSASSA-PSS";
+  case EVP_PKEY_EC: return "EC";
+  case EVP_PKEY_ED25519:
+  case EVP_PKEY_ED448: return "EdDSA";
+  default: return "UNKNOWN";
+  }
+}

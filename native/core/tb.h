@@ -1,0 +1,158 @@
+/*
+ * The engine core: TLS over caller-owned memory, with no JNI in it, so the
+ * native tests and the fuzzers drive exactly the code the JVM runs.
+ */
+#ifndef TB_CORE_H
+#define TB_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#define TB_API __attribute__((visibility("default")))
+
+/* Largest TLS record: 2^14 plaintext + the 2048 bytes of expansion TLS 1.2
+ * allows (TLS 1.3 allows 256) + the 5-byte header. */
+#define TB_MAX_PLAINTEXT 16384
+#define TB_MAX_RECORD_BODY (TB_MAX_PLAINTEXT + 2048)
+#define TB_RECORD_HEADER 5
+#define TB_MAX_RECORD (TB_RECORD_HEADER + TB_MAX_RECORD_BODY)
+/* Queued outbound bytes never grow past this: a peer or caller that never
+ * drains them is an error, not a reason to eat memory. */
+#define TB_SPILL_LIMIT (1u << 20)
+
+/* Numbers shared with Java (SSLEngineResult enums are mapped there). */
+enum tb_status { TB_OK = 0, TB_UNDERFLOW = 1, TB_OVERFLOW = 2, TB_CLOSED = 3 };
+enum tb_hs {
+  TB_HS_NOT = 0, TB_HS_FINISHED = 1, TB_HS_NEED_TASK = 2,
+  TB_HS_NEED_WRAP = 3, TB_HS_NEED_UNWRAP = 4
+};
+/* What a delegated task must do in Java before the handshake can go on. */
+enum tb_task { TB_TASK_NONE = 0, TB_TASK_VERIFY = 1, TB_TASK_CERT = 2, TB_TASK_HELLO = 3 };
+
+/* Which Java exception an error becomes. */
+enum tb_err_kind {
+  TB_ERR_NONE = 0, TB_ERR_SSL = 1, TB_ERR_HANDSHAKE = 2, TB_ERR_PROTOCOL = 3,
+  TB_ERR_ARGUMENT = 4, TB_ERR_STATE = 5, TB_ERR_MEMORY = 6, TB_ERR_IO = 7,
+  TB_ERR_TIMEOUT = 8, TB_ERR_CLOSED = 9
+};
+
+typedef struct tb_error {
+  int kind;
+  unsigned long code; /* first OpenSSL error code, 0 if none */
+  char msg[384];
+} tb_error;
+
+/* Counters the library keeps per connection; the probe reads them at close. */
+typedef struct tb_stats {
+  uint64_t bytes_in, bytes_out;      /* TLS bytes (records) */
+  uint64_t app_in, app_out;          /* plaintext bytes */
+  uint64_t records_in, records_out;
+  uint64_t ns_read, ns_write, ns_handshake;
+  uint64_t calls;                    /* engine operations (one JNI crossing each) */
+  uint64_t hs_start_ns;
+} tb_stats;
+
+/* Windows over caller memory plus the spill queue for bytes OpenSSL writes
+ * when no output window is open (handshake flights produced during unwrap,
+ * alerts, close_notify). */
+typedef struct tb_io {
+  const uint8_t *in;
+  size_t in_len, in_pos;
+  uint8_t *out;
+  size_t out_cap, out_pos;
+  uint8_t *spill;
+  size_t spill_off, spill_len, spill_cap;
+  int spill_failed;
+  uint64_t written;                  /* every byte OpenSSL wrote, for stats */
+} tb_io;
+
+typedef struct tb_engine {
+  SSL *ssl;
+  tb_io io;
+  uint32_t flags;
+  int task;
+  int verify_result;                 /* -1 none yet, 0 rejected, 1 accepted */
+  int verify_error;                  /* X509_V_ERR_* when rejected */
+  int cert_ready;                    /* cert task done for this handshake */
+  int hello_ready;                   /* client-hello task done */
+  int error_pending;                 /* err holds an error not yet reported */
+  STACK_OF(X509) *pending_chain;     /* peer chain awaiting the verify task, leaf first */
+  tb_error err;
+  tb_stats stats;
+  void *owner;                       /* the glue layer's handle on its peer object */
+  void *glue;                        /* per-call context of the glue layer (JNIEnv) */
+} tb_engine;
+
+#define TB_F_CLIENT      0x0001u
+#define TB_F_STARTED     0x0002u
+#define TB_F_HS_DONE     0x0004u
+#define TB_F_FIN_PENDING 0x0008u
+#define TB_F_IN_DONE     0x0010u
+#define TB_F_OUT_CLOSING 0x0020u
+#define TB_F_FAILED      0x0040u
+#define TB_F_PEER_CLOSED 0x0080u
+#define TB_F_SOCKET      0x0100u /* SSL reads/writes a descriptor, not our BIO */
+
+typedef struct tb_result {
+  size_t consumed, produced;
+  int status, hs;
+} tb_result;
+
+/* errors.c */
+void tb_err_set(tb_error *err, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void tb_err_from_openssl(tb_error *err, int kind, const char *what);
+void tb_err_clear(tb_error *err);
+
+/* bio_buffer.c */
+int tb_bio_init(void);
+BIO *tb_bio_new(tb_io *io);
+size_t tb_io_drain(tb_io *io, uint8_t *dst, size_t cap);
+int tb_io_spill_push_front(tb_io *io, const uint8_t *p, size_t n);
+void tb_io_free(tb_io *io);
+
+/* record.c: 1 complete record of *len bytes, 0 incomplete, -1 not a TLS record header. */
+int tb_record_scan(const uint8_t *p, size_t avail, size_t *len, int *type);
+size_t tb_record_plaintext_bound(size_t body_len);
+
+/* context.c */
+TB_API SSL_CTX *tb_ctx_new(tb_error *err);
+TB_API void tb_ctx_free(SSL_CTX *ctx);
+int tb_engine_ex_index(void);
+
+/* engine.c */
+TB_API tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err);
+TB_API void tb_engine_free(tb_engine *e);
+TB_API int tb_engine_begin(tb_engine *e);
+TB_API int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen,
+                          uint8_t *dst, size_t dstcap, tb_result *r);
+TB_API int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen,
+                            uint8_t *dst, size_t dstcap, tb_result *r);
+TB_API void tb_engine_close_outbound(tb_engine *e);
+TB_API int tb_engine_close_inbound(tb_engine *e);
+TB_API int tb_engine_hs_status(tb_engine *e, int consume_finished);
+TB_API int tb_engine_task_done(tb_engine *e);
+TB_API void tb_engine_set_verify_result(tb_engine *e, int ok, int x509_err);
+int tb_hs_step(tb_engine *e);
+
+static inline tb_engine *tb_engine_of(const SSL *ssl) {
+  return (tb_engine *)SSL_get_ex_data(ssl, tb_engine_ex_index());
+}
+static inline int tb_outbound_done(const tb_engine *e) {
+  return (e->flags & TB_F_OUT_CLOSING) && e->io.spill_len == 0;
+}
+
+/* callbacks.c: installed on every context, acting on one engine at a time */
+typedef struct tb_hooks {
+  /* Synchronous peer-chain check (leaf first) for servers: 1 trusted, else 0
+   * with *x509_err set. Runs inside the OpenSSL call, on the caller's thread. */
+  int (*verify_peer)(tb_engine *e, STACK_OF(X509) *chain, int *x509_err);
+} tb_hooks;
+TB_API void tb_set_hooks(const tb_hooks *h);
+void tb_install_callbacks(SSL_CTX *ctx);
+
+/* time */
+uint64_t tb_now_ns(void);
+
+#endif

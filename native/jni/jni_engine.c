@@ -1,0 +1,248 @@
+/* The engine's JNI face: one crossing per wrap/unwrap, buffers resolved in
+ * place (direct address or a pinned array), status and counts packed into
+ * the return value so nothing is allocated. */
+#include "jni_util.h"
+#include "../core/ciphers.h"
+#include "../core/keys.h"
+
+#include <string.h>
+#include <openssl/err.h>
+
+/* Result packing shared with Java (EngineResults.java): consumed 29 bits,
+ * produced 29 bits, status 2 bits, handshake status 3 bits. */
+#define TB_LEN_BITS 29
+#define TB_LEN_MASK ((1ULL << TB_LEN_BITS) - 1)
+
+static jlong pack(const tb_result *r) {
+  return (jlong)(((uint64_t)r->consumed & TB_LEN_MASK) |
+                 (((uint64_t)r->produced & TB_LEN_MASK) << TB_LEN_BITS) |
+                 ((uint64_t)(r->status & 3) << 58) | ((uint64_t)(r->hs & 7) << 60));
+}
+
+typedef struct region {
+  uint8_t *p;
+  jbyteArray pinned;
+  void *base;
+} region;
+
+/* Direct buffers are used at their address; heap arrays are pinned for the
+ * duration of the call (no copy on HotSpot). The engine never calls back
+ * into Java, so holding a critical region across OpenSSL is legal; all JNI
+ * lookups happen before the first pin. */
+static int region_resolve(JNIEnv *env, region *rg, jobject buf, jbyteArray arr, jint off, jint len) {
+  rg->p = NULL;
+  rg->pinned = NULL;
+  rg->base = NULL;
+  if (len <= 0)
+    return 0;
+  if (buf) {
+    uint8_t *a = (*env)->GetDirectBufferAddress(env, buf);
+    if (!a) {
+      tb_throw_kind(env, TB_ERR_ARGUMENT, "buffer is not a direct buffer");
+      return -1;
+    }
+    rg->p = a + off;
+    return 0;
+  }
+  if (!arr) {
+    tb_throw_kind(env, TB_ERR_ARGUMENT, "no buffer");
+    return -1;
+  }
+  rg->pinned = arr;
+  return 0;
+}
+
+static int region_pin(JNIEnv *env, region *rg, jint off) {
+  if (!rg->pinned)
+    return 0;
+  rg->base = (*env)->GetPrimitiveArrayCritical(env, rg->pinned, NULL);
+  if (!rg->base) {
+    rg->pinned = NULL;
+    return -1; /* OutOfMemoryError pending */
+  }
+  rg->p = (uint8_t *)rg->base + off;
+  return 0;
+}
+
+static void region_close(JNIEnv *env, region *rg, int mode) {
+  if (rg->pinned && rg->base)
+    (*env)->ReleasePrimitiveArrayCritical(env, rg->pinned, rg->base, mode);
+  rg->pinned = NULL;
+}
+
+typedef int (*tb_op)(tb_engine *, const uint8_t *, size_t, uint8_t *, size_t, tb_result *);
+
+static jlong run_op(JNIEnv *env, tb_op op, jlong h, jobject sb, jbyteArray sa, jint so, jint sl,
+                    jobject db, jbyteArray da, jint dof, jint dl) {
+  tb_engine *e = tb_ptr(h);
+  region src, dst;
+  tb_result r;
+  int rc;
+  if (region_resolve(env, &src, sb, sa, so, sl) < 0 || region_resolve(env, &dst, db, da, dof, dl) < 0)
+    return -1;
+  if (region_pin(env, &src, so) < 0)
+    return -1;
+  if (region_pin(env, &dst, dof) < 0) {
+    region_close(env, &src, JNI_ABORT);
+    return -1;
+  }
+  rc = op(e, src.p, sl > 0 ? (size_t)sl : 0, dst.p, dl > 0 ? (size_t)dl : 0, &r);
+  region_close(env, &dst, 0);
+  region_close(env, &src, JNI_ABORT);
+  if (rc < 0) {
+    tb_throw(env, &e->err);
+    return -1;
+  }
+  return pack(&r);
+}
+
+static jlong wrap(JNIEnv *env, jclass c, jlong h, jobject sb, jbyteArray sa, jint so, jint sl,
+                  jobject db, jbyteArray da, jint dof, jint dl) {
+  return run_op(env, tb_engine_wrap, h, sb, sa, so, sl, db, da, dof, dl);
+}
+
+static jlong unwrap(JNIEnv *env, jclass c, jlong h, jobject sb, jbyteArray sa, jint so, jint sl,
+                    jobject db, jbyteArray da, jint dof, jint dl) {
+  return run_op(env, tb_engine_unwrap, h, sb, sa, so, sl, db, da, dof, dl);
+}
+
+static jlong engine_new(JNIEnv *env, jclass c, jlong ctx, jboolean client) {
+  tb_error err;
+  tb_engine *e;
+  tb_err_clear(&err);
+  e = tb_engine_new(tb_ptr(ctx), client == JNI_TRUE, &err);
+  if (!e)
+    tb_throw(env, &err);
+  return tb_handle(e);
+}
+
+static void engine_free(JNIEnv *env, jclass c, jlong h) {
+  tb_engine_free(tb_ptr(h));
+}
+
+static jint begin(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  if (tb_engine_begin(e) < 0) {
+    tb_throw(env, &e->err);
+    return -1;
+  }
+  return tb_engine_hs_status(e, 0);
+}
+
+static jint close_outbound(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  tb_engine_close_outbound(e);
+  return tb_engine_hs_status(e, 0);
+}
+
+static jint close_inbound(JNIEnv *env, jclass c, jlong h) {
+  return tb_engine_close_inbound(tb_ptr(h));
+}
+
+/* Packed engine state for the cheap Java getters:
+ * bits 0-2 handshake status, 3 inbound done, 4 outbound done, 5 handshake
+ * done, 6 failed, 7 started, 8-10 task, 11 peer closed. */
+static jint state(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  uint32_t f = e->flags;
+  return (jint)((unsigned)tb_engine_hs_status(e, 0) | ((f & TB_F_IN_DONE) ? 1u << 3 : 0) |
+                (tb_outbound_done(e) ? 1u << 4 : 0) | ((f & TB_F_HS_DONE) ? 1u << 5 : 0) |
+                ((f & TB_F_FAILED) ? 1u << 6 : 0) | ((f & TB_F_STARTED) ? 1u << 7 : 0) |
+                ((unsigned)(e->task & 7) << 8) | ((f & TB_F_PEER_CLOSED) ? 1u << 11 : 0));
+}
+
+static jint task_done(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  tb_engine_task_done(e);
+  return tb_engine_hs_status(e, 0);
+}
+
+static void verify_result(JNIEnv *env, jclass c, jlong h, jboolean ok, jint x509err) {
+  tb_engine_set_verify_result(tb_ptr(h), ok == JNI_TRUE, x509err);
+}
+
+static jobjectArray pending_chain(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  if (!e->pending_chain || sk_X509_num(e->pending_chain) < 1)
+    return NULL;
+  return tb_der_chain(env, NULL, e->pending_chain);
+}
+
+static const char *utf(JNIEnv *env, jstring s) {
+  return s ? (*env)->GetStringUTFChars(env, s, NULL) : NULL;
+}
+
+static void configure(JNIEnv *env, jclass c, jlong h, jstring l12, jstring l13, jint minv, jint maxv,
+                      jint verify, jboolean server_pref) {
+  tb_engine *e = tb_ptr(h);
+  tb_error err;
+  const char *a = utf(env, l12), *b = utf(env, l13);
+  int rc;
+  tb_err_clear(&err);
+  if ((l12 && !a) || (l13 && !b)) {
+    if (a)
+      (*env)->ReleaseStringUTFChars(env, l12, a);
+    return;
+  }
+  rc = tb_configure(e->ssl, a, b, minv, maxv, &err);
+  if (a)
+    (*env)->ReleaseStringUTFChars(env, l12, a);
+  if (b)
+    (*env)->ReleaseStringUTFChars(env, l13, b);
+  if (rc < 0) {
+    tb_throw(env, &err);
+    return;
+  }
+  if (!(e->flags & TB_F_CLIENT)) {
+    int mode = SSL_VERIFY_NONE;
+    if (verify >= 1)
+      mode = SSL_VERIFY_PEER | SSL_VERIFY_CLIENT_ONCE;
+    if (verify >= 2)
+      mode |= SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
+    SSL_set_verify(e->ssl, mode, NULL);
+  }
+  if (server_pref)
+    SSL_set_options(e->ssl, SSL_OP_CIPHER_SERVER_PREFERENCE);
+  else
+    SSL_clear_options(e->ssl, SSL_OP_CIPHER_SERVER_PREFERENCE);
+}
+
+static void use_key(JNIEnv *env, jclass c, jlong h, jlong key) {
+  tb_engine *e = tb_ptr(h);
+  tb_error err;
+  tb_err_clear(&err);
+  if (tb_keymat_use(e->ssl, tb_ptr(key), &err) < 0)
+    tb_throw(env, &err);
+}
+
+static void set_host(JNIEnv *env, jclass c, jlong h, jstring sni) {
+  tb_engine *e = tb_ptr(h);
+  const char *s = utf(env, sni);
+  if (!s)
+    return;
+  ERR_clear_error();
+  if (!SSL_set_tlsext_host_name(e->ssl, s)) {
+    tb_error err;
+    tb_err_from_openssl(&err, TB_ERR_ARGUMENT, "cannot set the server name");
+    tb_throw(env, &err);
+  }
+  (*env)->ReleaseStringUTFChars(env, sni, s);
+}
+
+const JNINativeMethod tb_engine_methods[] = {
+    TB_N("engineNew", "(JZ)J", engine_new),
+    TB_N("engineFree", "(J)V", engine_free),
+    TB_N("wrap", "(JLjava/nio/ByteBuffer;[BIILjava/nio/ByteBuffer;[BII)J", wrap),
+    TB_N("unwrap", "(JLjava/nio/ByteBuffer;[BIILjava/nio/ByteBuffer;[BII)J", unwrap),
+    TB_N("begin", "(J)I", begin),
+    TB_N("closeOutbound", "(J)I", close_outbound),
+    TB_N("closeInbound", "(J)I", close_inbound),
+    TB_N("state", "(J)I", state),
+    TB_N("taskDone", "(J)I", task_done),
+    TB_N("verifyResult", "(JZI)V", verify_result),
+    TB_N("pendingChain", "(J)[[B", pending_chain),
+    TB_N("configure", "(JLjava/lang/String;Ljava/lang/String;IIIZ)V", configure),
+    TB_N("useKey", "(JJ)V", use_key),
+    TB_N("setServerName", "(JLjava/lang/String;)V", set_host),
+};
+const int tb_engine_count = sizeof tb_engine_methods / sizeof tb_engine_methods[0];

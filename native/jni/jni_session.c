@@ -1,0 +1,156 @@
+/* What an SSLSession reports, read from the SSL once the handshake has got
+ * far enough; Java snapshots it so a session outlives its engine. */
+#include "jni_util.h"
+
+#include <string.h>
+#include <openssl/x509v3.h>
+
+static jstring protocol(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  return (*env)->NewStringUTF(env, SSL_get_version(e->ssl));
+}
+
+static jstring cipher(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  const SSL_CIPHER *ci = SSL_get_current_cipher(e->ssl);
+  const char *n = ci ? SSL_CIPHER_standard_name(ci) : NULL;
+  if (!ci)
+    ci = SSL_get_pending_cipher(e->ssl);
+  if (!n && ci)
+    n = SSL_CIPHER_standard_name(ci);
+  return (*env)->NewStringUTF(env, n ? n : "SSL_NULL_WITH_NULL_NULL");
+}
+
+static jbyteArray session_id(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  SSL_SESSION *s = SSL_get_session(e->ssl);
+  unsigned int len = 0;
+  const unsigned char *id = s ? SSL_SESSION_get_id(s, &len) : NULL;
+  return tb_bytes(env, id, id ? len : 0);
+}
+
+static jlong session_time(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  SSL_SESSION *s = SSL_get_session(e->ssl);
+  return s ? (jlong)SSL_SESSION_get_time(s) * 1000 : 0;
+}
+
+static jboolean reused(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  return SSL_session_reused(e->ssl) ? JNI_TRUE : JNI_FALSE;
+}
+
+static jobjectArray peer_chain(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  X509 *leaf = SSL_get0_peer_certificate(e->ssl);
+  if (!leaf)
+    return NULL;
+  return tb_der_chain(env, leaf, SSL_get_peer_cert_chain(e->ssl));
+}
+
+static jobjectArray local_chain(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  X509 *leaf = SSL_get_certificate(e->ssl);
+  STACK_OF(X509) *chain = NULL;
+  if (!leaf)
+    return NULL;
+  SSL_get0_chain_certs(e->ssl, &chain);
+  return tb_der_chain(env, leaf, chain);
+}
+
+/* The peer's signature_algorithms as TLS code points (hash << 8 | sig). */
+static jintArray peer_sigalgs(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  int n = SSL_get_sigalgs(e->ssl, -1, NULL, NULL, NULL, NULL, NULL), i;
+  jintArray arr;
+  jint buf[64];
+  if (n < 0)
+    n = 0;
+  if (n > 64)
+    n = 64;
+  for (i = 0; i < n; i++) {
+    unsigned char rsig = 0, rhash = 0;
+    SSL_get_sigalgs(e->ssl, i, NULL, NULL, NULL, &rsig, &rhash);
+    buf[i] = (jint)(((unsigned)rhash << 8) | rsig);
+  }
+  arr = (*env)->NewIntArray(env, n);
+  if (arr && n)
+    (*env)->SetIntArrayRegion(env, arr, 0, n, buf);
+  return arr;
+}
+
+static jstring server_name(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  const char *n = SSL_get_servername(e->ssl, TLSEXT_NAMETYPE_host_name);
+  return n ? (*env)->NewStringUTF(env, n) : NULL;
+}
+
+static jobjectArray client_ca_names(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  const STACK_OF(X509_NAME) *sk = SSL_get0_peer_CA_list(e->ssl);
+  int n = sk ? sk_X509_NAME_num(sk) : 0, i;
+  jobjectArray arr;
+  if (!sk)
+    sk = SSL_get_client_CA_list(e->ssl);
+  n = sk ? sk_X509_NAME_num(sk) : 0;
+  arr = (*env)->NewObjectArray(env, n, tb_byte_array_class(), NULL);
+  for (i = 0; arr && i < n; i++) {
+    unsigned char *der = NULL;
+    int len = i2d_X509_NAME(sk_X509_NAME_value(sk, i), &der);
+    jbyteArray a;
+    if (len <= 0)
+      continue;
+    a = tb_bytes(env, der, (size_t)len);
+    OPENSSL_free(der);
+    if (!a)
+      return NULL;
+    (*env)->SetObjectArrayElement(env, arr, i, a);
+    (*env)->DeleteLocalRef(env, a);
+  }
+  return arr;
+}
+
+/* RFC 6125 name checks by OpenSSL, for trust managers that do not check
+ * identity themselves. 1 match, 0 mismatch, -1 malformed input. */
+static jint check_host(JNIEnv *env, jclass c, jbyteArray der, jstring host, jboolean is_ip) {
+  jsize len = (*env)->GetArrayLength(env, der);
+  jbyte *p = (*env)->GetByteArrayElements(env, der, NULL);
+  const char *h;
+  const unsigned char *q;
+  X509 *x;
+  int rc;
+  if (!p)
+    return -1;
+  q = (const unsigned char *)p;
+  x = d2i_X509(NULL, &q, len);
+  (*env)->ReleaseByteArrayElements(env, der, p, JNI_ABORT);
+  if (!x)
+    return -1;
+  h = (*env)->GetStringUTFChars(env, host, NULL);
+  if (!h) {
+    X509_free(x);
+    return -1;
+  }
+  if (is_ip)
+    rc = X509_check_ip_asc(x, h, 0);
+  else
+    rc = X509_check_host(x, h, strlen(h), X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, NULL);
+  (*env)->ReleaseStringUTFChars(env, host, h);
+  X509_free(x);
+  return rc == 1 ? 1 : rc == 0 ? 0 : -1;
+}
+
+const JNINativeMethod tb_session_methods[] = {
+    TB_N("protocol", "(J)Ljava/lang/String;", protocol),
+    TB_N("cipher", "(J)Ljava/lang/String;", cipher),
+    TB_N("sessionId", "(J)[B", session_id),
+    TB_N("sessionTime", "(J)J", session_time),
+    TB_N("reused", "(J)Z", reused),
+    TB_N("peerChain", "(J)[[B", peer_chain),
+    TB_N("localChain", "(J)[[B", local_chain),
+    TB_N("peerSigAlgs", "(J)[I", peer_sigalgs),
+    TB_N("serverName", "(J)Ljava/lang/String;", server_name),
+    TB_N("clientCaNames", "(J)[[B", client_ca_names),
+    TB_N("checkHost", "([BLjava/lang/String;Z)I", check_host),
+};
+const int tb_session_count = sizeof tb_session_methods / sizeof tb_session_methods[0];

@@ -1,0 +1,122 @@
+#include "jni_util.h"
+
+#include <string.h>
+
+static jclass cls_ssl, cls_handshake, cls_protocol, cls_iae, cls_ise, cls_io, cls_timeout,
+    cls_oom, cls_bytes, cls_string;
+
+static jclass global(JNIEnv *env, const char *name) {
+  jclass local = (*env)->FindClass(env, name);
+  jclass g;
+  if (!local)
+    return NULL;
+  g = (*env)->NewGlobalRef(env, local);
+  (*env)->DeleteLocalRef(env, local);
+  return g;
+}
+
+int tb_jni_util_init(JNIEnv *env) {
+  cls_ssl = global(env, "javax/net/ssl/SSLException");
+  cls_handshake = global(env, "javax/net/ssl/SSLHandshakeException");
+  cls_protocol = global(env, "javax/net/ssl/SSLProtocolException");
+  cls_iae = global(env, "java/lang/IllegalArgumentException");
+  cls_ise = global(env, "java/lang/IllegalStateException");
+  cls_io = global(env, "java/io/IOException");
+  cls_timeout = global(env, "java/net/SocketTimeoutException");
+  cls_oom = global(env, "java/lang/OutOfMemoryError");
+  cls_bytes = global(env, "[B");
+  cls_string = global(env, "java/lang/String");
+  return cls_ssl && cls_handshake && cls_protocol && cls_iae && cls_ise && cls_io && cls_timeout &&
+                 cls_oom && cls_bytes && cls_string
+             ? 0
+             : -1;
+}
+
+void tb_jni_util_unload(JNIEnv *env) {
+  jclass *all[] = {&cls_ssl, &cls_handshake, &cls_protocol, &cls_iae, &cls_ise,
+                   &cls_io, &cls_timeout, &cls_oom, &cls_bytes, &cls_string};
+  size_t i;
+  for (i = 0; i < sizeof all / sizeof all[0]; i++) {
+    if (*all[i])
+      (*env)->DeleteGlobalRef(env, *all[i]);
+    *all[i] = NULL;
+  }
+}
+
+jclass tb_byte_array_class(void) { return cls_bytes; }
+jclass tb_string_class(void) { return cls_string; }
+
+void tb_throw_kind(JNIEnv *env, int kind, const char *msg) {
+  jclass c;
+  if ((*env)->ExceptionCheck(env))
+    return; /* the first exception is the true one */
+  switch (kind) {
+  case TB_ERR_HANDSHAKE: c = cls_handshake; break;
+  case TB_ERR_PROTOCOL: c = cls_protocol; break;
+  case TB_ERR_ARGUMENT: c = cls_iae; break;
+  case TB_ERR_STATE: c = cls_ise; break;
+  case TB_ERR_IO: c = cls_io; break;
+  case TB_ERR_TIMEOUT: c = cls_timeout; break;
+  case TB_ERR_MEMORY: c = cls_oom; break;
+  default: c = cls_ssl; break;
+  }
+  (*env)->ThrowNew(env, c, msg && *msg ? msg : "TLS error");
+}
+
+void tb_throw(JNIEnv *env, const tb_error *err) {
+  tb_throw_kind(env, err->kind == TB_ERR_NONE ? TB_ERR_SSL : err->kind, err->msg);
+}
+
+jbyteArray tb_bytes(JNIEnv *env, const void *p, size_t n) {
+  jbyteArray a = (*env)->NewByteArray(env, (jsize)n);
+  if (a && n)
+    (*env)->SetByteArrayRegion(env, a, 0, (jsize)n, (const jbyte *)p);
+  return a;
+}
+
+static jbyteArray cert_der(JNIEnv *env, X509 *x) {
+  unsigned char *der = NULL;
+  int len = i2d_X509(x, &der);
+  jbyteArray a;
+  if (len <= 0) {
+    tb_throw_kind(env, TB_ERR_SSL, "cannot encode a certificate");
+    return NULL;
+  }
+  a = tb_bytes(env, der, (size_t)len);
+  OPENSSL_free(der);
+  return a;
+}
+
+/* leaf first, then rest without repeating the leaf (client-side chains from
+ * OpenSSL include it, server-side ones do not). */
+jobjectArray tb_der_chain(JNIEnv *env, X509 *leaf, STACK_OF(X509) *rest) {
+  int n = 0, i, k = 0, total = rest ? sk_X509_num(rest) : 0;
+  jobjectArray arr;
+  if (leaf)
+    n++;
+  for (i = 0; i < total; i++)
+    if (!leaf || X509_cmp(sk_X509_value(rest, i), leaf) != 0)
+      n++;
+  arr = (*env)->NewObjectArray(env, n, cls_bytes, NULL);
+  if (!arr)
+    return NULL;
+  if (leaf) {
+    jbyteArray d = cert_der(env, leaf);
+    if (!d)
+      return NULL;
+    (*env)->SetObjectArrayElement(env, arr, k++, d);
+    (*env)->DeleteLocalRef(env, d);
+  }
+  for (i = 0; i < total; i++) {
+    X509 *c = sk_X509_value(rest, i);
+    jbyteArray d;
+    if (leaf && X509_cmp(c, leaf) == 0)
+      continue;
+    d = cert_der(env, c);
+    if (!d)
+      return NULL;
+    (*env)->SetObjectArrayElement(env, arr, k++, d);
+    (*env)->DeleteLocalRef(env, d);
+  }
+  return arr;
+}

@@ -1,0 +1,160 @@
+/* The engine core against itself: handshakes, record framing at the edges
+ * of the JSSE contract, close_notify, and bad input. */
+#include "test_support.h"
+#include "ciphers.h"
+
+#include <string.h>
+
+static uint8_t wire[1 << 22];
+static uint8_t plain[1 << 21], back[1 << 21];
+
+/* Sends n bytes client->server through wrap/unwrap and checks them. */
+static void transfer(tb_pair *p, size_t n) {
+  size_t sent = 0, wlen = 0, got = 0, woff = 0;
+  tb_result r;
+  size_t i;
+  for (i = 0; i < n; i++)
+    plain[i] = (uint8_t)(i * 31 + 7);
+  while (sent < n) {
+    CHECK(tb_engine_wrap(p->client, plain + sent, n - sent, wire + wlen, TB_MAX_RECORD, &r) == 0);
+    CHECK(r.status == TB_OK);
+    CHECK(r.produced > 0);
+    sent += r.consumed;
+    wlen += r.produced;
+    if (r.produced == 0)
+      break;
+  }
+  while (woff < wlen) {
+    CHECK(tb_engine_unwrap(p->server, wire + woff, wlen - woff, back + got, sizeof back - got, &r) == 0);
+    CHECK(r.status == TB_OK);
+    woff += r.consumed;
+    got += r.produced;
+    if (r.consumed == 0)
+      break;
+  }
+  CHECK(got == n);
+  CHECK(memcmp(plain, back, n) == 0);
+}
+
+static void test_handshake_and_data(const char *kind, int version) {
+  SSL_CTX *ctx;
+  tb_error err;
+  tb_pair p;
+  static const size_t sizes[] = {1, 16383, 16384, 16385, 1 << 20};
+  size_t i;
+  ctx = tb_ctx_new(&err);
+  CHECK(ctx != NULL);
+  CHECK(tb_pair_open(&p, ctx, kind) == 0);
+  CHECK(tb_configure(p.client->ssl, NULL, NULL, 0, version, &err) == 0);
+  CHECK(tb_pair_handshake(&p) == 0);
+  CHECK(SSL_version(p.client->ssl) == version);
+  for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    transfer(&p, sizes[i]);
+  tb_pair_close(&p);
+  tb_ctx_free(ctx);
+}
+
+static void test_contract_edges(void) {
+  SSL_CTX *ctx;
+  tb_error err;
+  tb_pair p;
+  tb_result r;
+  uint8_t msg[100], rec[TB_MAX_RECORD], out[TB_MAX_PLAINTEXT];
+  size_t reclen;
+  memset(msg, 'x', sizeof msg);
+  ctx = tb_ctx_new(&err);
+  CHECK(tb_pair_open(&p, ctx, "ec") == 0);
+  CHECK(tb_pair_handshake(&p) == 0);
+
+  /* a full-size message does not fit one byte short of record + overhead */
+  CHECK(tb_engine_wrap(p.client, plain, TB_MAX_PLAINTEXT, rec, TB_MAX_PLAINTEXT + 10, &r) == 0);
+  CHECK(r.status == TB_OVERFLOW && r.consumed == 0 && r.produced == 0);
+
+  CHECK(tb_engine_wrap(p.client, msg, sizeof msg, rec, sizeof rec, &r) == 0);
+  reclen = r.produced;
+  /* half a record: underflow, nothing consumed */
+  CHECK(tb_engine_unwrap(p.server, rec, reclen / 2, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_UNDERFLOW && r.consumed == 0);
+  /* too little room for the plaintext: overflow, nothing consumed */
+  CHECK(tb_engine_unwrap(p.server, rec, reclen, out, 10, &r) == 0);
+  CHECK(r.status == TB_OVERFLOW && r.consumed == 0);
+  CHECK(tb_engine_unwrap(p.server, rec, reclen, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_OK && r.consumed == reclen && r.produced == sizeof msg);
+
+  /* close_notify both ways */
+  tb_engine_close_outbound(p.client);
+  CHECK(tb_engine_hs_status(p.client, 0) == TB_HS_NEED_WRAP);
+  CHECK(tb_engine_wrap(p.client, msg, sizeof msg, rec, sizeof rec, &r) == 0);
+  CHECK(r.status == TB_CLOSED && r.consumed == 0 && r.produced > 0);
+  CHECK(tb_outbound_done(p.client));
+  CHECK(tb_engine_unwrap(p.server, rec, r.produced, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_CLOSED);
+  CHECK(p.server->flags & TB_F_IN_DONE);
+  CHECK(tb_engine_wrap(p.server, NULL, 0, rec, sizeof rec, &r) == 0);
+  CHECK(r.status == TB_CLOSED && r.produced > 0);
+  CHECK(tb_outbound_done(p.server));
+  tb_pair_close(&p);
+  tb_ctx_free(ctx);
+}
+
+static void test_bad_input(void) {
+  SSL_CTX *ctx;
+  tb_error err;
+  tb_pair p;
+  tb_result r;
+  uint8_t out[TB_MAX_PLAINTEXT], rec[TB_MAX_RECORD], msg[64];
+  static const uint8_t garbage[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+  static const uint8_t huge[] = {23, 3, 3, 0x80, 0x00};
+  static const uint8_t sslv2[] = {0x80, 0x2e, 0x01, 0x03, 0x03, 0, 0x15, 0, 0, 0, 0x10};
+  size_t n;
+  ctx = tb_ctx_new(&err);
+
+  CHECK(tb_pair_open(&p, ctx, "ec") == 0);
+  CHECK(tb_engine_unwrap(p.server, garbage, sizeof garbage - 1, out, sizeof out, &r) == -1);
+  CHECK(p.server->err.kind == TB_ERR_PROTOCOL || p.server->err.kind == TB_ERR_HANDSHAKE);
+  CHECK(p.server->flags & TB_F_IN_DONE);
+  CHECK(tb_engine_unwrap(p.server, garbage, sizeof garbage - 1, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_CLOSED);
+  tb_pair_close(&p);
+
+  CHECK(tb_pair_open(&p, ctx, "ec") == 0);
+  CHECK(tb_engine_unwrap(p.server, sslv2, sizeof sslv2, out, sizeof out, &r) == -1);
+  tb_pair_close(&p);
+
+  CHECK(tb_pair_open(&p, ctx, "ec") == 0);
+  CHECK(tb_pair_handshake(&p) == 0);
+  CHECK(tb_engine_unwrap(p.server, huge, sizeof huge, out, sizeof out, &r) == -1);
+  fprintf(stderr, "2^15 header -> %s\n", p.server->err.msg);
+  tb_pair_close(&p);
+
+  /* a flipped bit in a record fails authentication */
+  CHECK(tb_pair_open(&p, ctx, "rsa") == 0);
+  CHECK(tb_pair_handshake(&p) == 0);
+  memset(msg, 'y', sizeof msg);
+  CHECK(tb_engine_wrap(p.client, msg, sizeof msg, rec, sizeof rec, &r) == 0);
+  n = r.produced;
+  rec[n - 3] ^= 0x10;
+  CHECK(tb_engine_unwrap(p.server, rec, n, out, sizeof out, &r) == -1);
+  fprintf(stderr, "flipped bit -> %s\n", p.server->err.msg);
+  CHECK(tb_engine_hs_status(p.server, 0) == TB_HS_NEED_WRAP); /* the alert */
+  CHECK(tb_engine_wrap(p.server, NULL, 0, rec, sizeof rec, &r) == 0);
+  CHECK(r.status == TB_CLOSED && r.produced > 0);
+  CHECK(tb_outbound_done(p.server));
+  tb_pair_close(&p);
+  tb_ctx_free(ctx);
+}
+
+int main(void) {
+  test_handshake_and_data("rsa", TLS1_3_VERSION);
+  test_handshake_and_data("rsa", TLS1_2_VERSION);
+  test_handshake_and_data("ec", TLS1_3_VERSION);
+  test_handshake_and_data("ec", TLS1_2_VERSION);
+  test_contract_edges();
+  test_bad_input();
+  if (tb_test_failures) {
+    fprintf(stderr, "%d check(s) failed\n", tb_test_failures);
+    return 1;
+  }
+  printf("engine tests passed\n");
+  return 0;
+}

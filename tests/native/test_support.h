@@ -1,0 +1,34 @@
+#ifndef TB_TEST_SUPPORT_H
+#define TB_TEST_SUPPORT_H
+#include "tb.h"
+#include "keys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+extern int tb_test_failures;
+#define CHECK(cond)                                                                   \
+  do {                                                                                \
+    if (!(cond)) {                                                                    \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);       \
+      tb_test_failures++;                                                             \
+    }                                                                                 \
+  } while (0)
+
+/* A self-signed certificate and key for "localhost" ("rsa" or "ec"). */
+tb_keymat *tb_test_keymat(const char *kind);
+
+typedef struct tb_pair {
+  tb_engine *client, *server;
+  tb_keymat *key;
+  uint8_t c2s[1 << 16], s2c[1 << 16];
+  size_t c2s_len, s2c_len;
+} tb_pair;
+
+int tb_pair_open(tb_pair *p, SSL_CTX *ctx, const char *kind);
+/* Runs both sides until neither makes progress; returns 0 when both finished. */
+int tb_pair_handshake(tb_pair *p);
+void tb_pair_close(tb_pair *p);
+/* Answer a pending delegated task the way the Java side would. */
+void tb_test_run_task(tb_engine *e, tb_keymat *key);
+#endif
