@@ -2,6 +2,7 @@
  * JSSE semantics (whole records in, nothing consumed on underflow or
  * overflow, FINISHED reported once), in one call each. */
 #include "tb.h"
+#include "trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,7 @@ tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err) {
 void tb_engine_free(tb_engine *e) {
   if (!e)
     return;
+  tb_trace_close(e);
   if (e->ssl) {
     SSL_set_ex_data(e->ssl, tb_engine_ex_index(), NULL);
     SSL_free(e->ssl); /* drops the SSL_CTX reference */
@@ -56,6 +58,7 @@ void tb_engine_free(tb_engine *e) {
 
 static void fail(tb_engine *e, int kind, const char *what) {
   tb_err_from_openssl(&e->err, kind, what);
+  tb_trace_error(e);
   e->error_pending = 1;
   e->flags |= TB_F_FAILED | TB_F_IN_DONE | TB_F_OUT_CLOSING;
   e->task = TB_TASK_NONE;
@@ -64,6 +67,7 @@ static void fail(tb_engine *e, int kind, const char *what) {
 static void fail_msg(tb_engine *e, int kind, const char *msg) {
   ERR_clear_error();
   tb_err_set(&e->err, kind, "%s", msg);
+  tb_trace_error(e);
   e->error_pending = 1;
   e->flags |= TB_F_FAILED | TB_F_IN_DONE | TB_F_OUT_CLOSING;
   e->task = TB_TASK_NONE;
@@ -112,6 +116,7 @@ int tb_hs_step(tb_engine *e) {
   if (rc == 1) {
     e->flags |= TB_F_HS_DONE | TB_F_FIN_PENDING;
     e->task = TB_TASK_NONE;
+    tb_trace_handshake(e);
     return 1;
   }
   ssl_err = SSL_get_error(e->ssl, rc);
