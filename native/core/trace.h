@@ -1,11 +1,44 @@
-/* Probe points for tlsbridge-probe (USDT). Each is called at a coarse
- * boundary only: handshake done, connection closed, error. With no probe
- * attached they must cost a not-taken branch. */
+/* Probe points for tlsbridge-probe (USDT, provider "tlsbridge"). Each fires
+ * at a coarse boundary only: handshake done, connection closed, error, so a
+ * request costs 0-2 hits. With no tracer attached each is one load and a
+ * not-taken branch on its semaphore; the argument set-up is inside the branch.
+ *
+ * Arguments (all 8 bytes; the probe's probe.h mirrors this list):
+ *   handshake(engine, duration_ns, flags, protocol_version, suite_id, suite_name)
+ *       flags: TB_TRACE_RESUMED | TB_TRACE_CLIENT
+ *   close(engine, &tb_stats, sizeof(tb_stats))   per-connection totals
+ *   error(engine, kind, openssl_code, message)
+ */
 #ifndef TB_TRACE_H
 #define TB_TRACE_H
 #include "tb.h"
+#include "tb_usdt.h"
 
-static inline void tb_trace_handshake(tb_engine *e) { (void)e; }
-static inline void tb_trace_close(tb_engine *e) { (void)e; }
-static inline void tb_trace_error(tb_engine *e) { (void)e; }
+#define TB_TRACE_RESUMED 0x1u
+#define TB_TRACE_CLIENT 0x2u
+
+TB_USDT_SEMAPHORE(tlsbridge, handshake);
+TB_USDT_SEMAPHORE(tlsbridge, close);
+TB_USDT_SEMAPHORE(tlsbridge, error);
+
+static inline void tb_trace_handshake(tb_engine *e) {
+  if (TB_USDT_ENABLED(tlsbridge, handshake)) {
+    const SSL_CIPHER *c = SSL_get_current_cipher(e->ssl);
+    uint64_t dur = tb_now_ns() - e->stats.hs_start_ns;
+    unsigned flags = (SSL_session_reused(e->ssl) ? TB_TRACE_RESUMED : 0u) |
+                     ((e->flags & TB_F_CLIENT) ? TB_TRACE_CLIENT : 0u);
+    TB_USDT6(tlsbridge, handshake, e, dur, flags, SSL_version(e->ssl),
+             c ? SSL_CIPHER_get_protocol_id(c) : 0u, c ? SSL_CIPHER_get_name(c) : "");
+  }
+}
+
+static inline void tb_trace_close(tb_engine *e) {
+  if (TB_USDT_ENABLED(tlsbridge, close))
+    TB_USDT3(tlsbridge, close, e, &e->stats, sizeof e->stats);
+}
+
+static inline void tb_trace_error(tb_engine *e) {
+  if (TB_USDT_ENABLED(tlsbridge, error))
+    TB_USDT4(tlsbridge, error, e, e->err.kind, e->err.code, e->err.msg);
+}
 #endif
