@@ -1,0 +1,78 @@
+/* Names and arithmetic the output formats share, so human, JSON and
+ * OpenMetrics always agree on what a number means. */
+#include "format.h"
+#include "syscall_names.h"
+
+#include <string.h>
+
+void tb_cost_of(const tb_report *r, tb_cost *out) {
+  const tb_snapshot *d = r->d;
+  memset(out, 0, sizeof *out);
+  out->self_ns = d->self_cpu_ns;
+  out->bpf_ns = d->bpf_run_ns;
+  out->probe_cpu_ns = out->self_ns + out->bpf_ns;
+  out->hits = d->c.usdt_hits + d->c.deep_hits;
+  if (r->cal && r->cal->done) {
+    out->per_hit_ns = r->cal->per_hit_ns;
+    out->target_est_ns = (unsigned long long)((double)d->c.usdt_hits * r->cal->per_hit_ns);
+  }
+}
+
+const char *tb_proto_name(unsigned v) {
+  switch (v) {
+  case 0x0304: return "TLSv1.3";
+  case 0x0303: return "TLSv1.2";
+  case 0x0302: return "TLSv1.1";
+  case 0x0301: return "TLSv1";
+  case 0xfefd: return "DTLSv1.2";
+  default: return "other";
+  }
+}
+
+const char *tb_io_name(int kind) {
+  static const char *const n[TB_IO_KINDS] = {"read", "write", "recvmsg", "sendmsg",
+                                             "recvfrom", "sendto", "readv", "writev"};
+  return kind >= 0 && kind < TB_IO_KINDS ? n[kind] : "?";
+}
+
+const char *tb_deep_name(int fn) {
+  static const char *const n[TB_DEEP_FNS] = {"SSL_read", "SSL_write", "SSL_read_ex",
+                                             "SSL_write_ex", "SSL_do_handshake"};
+  return fn >= 0 && fn < TB_DEEP_FNS ? n[fn] : "?";
+}
+
+const char *tb_syscall_name(unsigned nr) {
+  static char buf[24];
+  if (nr < sizeof tb_syscall_names / sizeof tb_syscall_names[0] && tb_syscall_names[nr])
+    return tb_syscall_names[nr];
+  snprintf(buf, sizeof buf, "syscall_%u", nr);
+  return buf;
+}
+
+void tb_slot_bounds(int k, unsigned long long *lo, unsigned long long *hi) {
+  *lo = k == 0 ? 0 : 1ull << k;
+  *hi = k >= 63 ? ~0ull : (1ull << (k + 1)) - 1;
+}
+
+int tb_hist_empty(const __u64 *h) {
+  for (int k = 0; k < TB_HIST_SLOTS; k++)
+    if (h[k])
+      return 0;
+  return 1;
+}
+
+void tb_json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+int tb_has_provider(const tb_report *r) { return (r->s->modes_on & TB_MODE_PROVIDER) != 0; }

@@ -1,0 +1,182 @@
+/* Reading /proc. The library may be extracted to a temporary file that was
+ * unlinked after loading, or live in another mount namespace; in both cases
+ * the path in /proc/PID/maps cannot be opened from here, but
+ * /proc/PID/map_files/START-END (or /proc/PID/root/PATH) reaches the same
+ * inode, which is all a uprobe needs. */
+#include "procfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char DELETED[] = " (deleted)";
+
+int tb_pid_exists(int pid) {
+  char p[64];
+  struct stat st;
+  snprintf(p, sizeof p, "/proc/%d", pid);
+  if (stat(p, &st) == 0)
+    return 1;
+  return errno == ENOENT ? 0 : -1;
+}
+
+int tb_pid_comm(int pid, char *buf, size_t len) { return tb_tid_comm(pid, pid, buf, len); }
+
+int tb_tid_comm(int pid, int tid, char *buf, size_t len) {
+  char p[96];
+  FILE *f;
+  snprintf(p, sizeof p, "/proc/%d/task/%d/comm", pid, tid);
+  f = fopen(p, "r");
+  if (!f || !fgets(buf, (int)len, f)) {
+    if (f)
+      fclose(f);
+    snprintf(buf, len, "?");
+    return -1;
+  }
+  fclose(f);
+  buf[strcspn(buf, "\n")] = 0;
+  return 0;
+}
+
+/* Same root as ours? Then the maps path is valid here as it stands. */
+static int same_root(int pid) {
+  char p[64];
+  struct stat a, b;
+  snprintf(p, sizeof p, "/proc/%d/root", pid);
+  if (stat(p, &a) || stat("/", &b))
+    return 1;
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static void choose_open_path(int pid, tb_mapped *m) {
+  if (m->deleted || access(m->shown, R_OK) != 0) {
+    snprintf(m->open_path, sizeof m->open_path, "/proc/%d/map_files/%lx-%lx", pid, m->start, m->end);
+    if (!m->deleted && !same_root(pid))
+      snprintf(m->open_path, sizeof m->open_path, "/proc/%d/root%s", pid, m->shown);
+  } else if (!same_root(pid)) {
+    snprintf(m->open_path, sizeof m->open_path, "/proc/%d/root%s", pid, m->shown);
+  } else {
+    snprintf(m->open_path, sizeof m->open_path, "%s", m->shown);
+  }
+}
+
+int tb_find_mapping(int pid, const char *prefix, tb_mapped *m) {
+  char p[64], line[4400];
+  FILE *f;
+  int found = 0;
+  snprintf(p, sizeof p, "/proc/%d/maps", pid);
+  f = fopen(p, "r");
+  if (!f)
+    return -1;
+  while (!found && fgets(line, sizeof line, f)) {
+    unsigned long start, end, off;
+    int pos = 0;
+    char *path, *base;
+    size_t n;
+    if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %n", &start, &end, &off, &pos) < 3 || pos == 0)
+      continue;
+    path = line + pos;
+    path[strcspn(path, "\n")] = 0;
+    if (path[0] != '/')
+      continue;
+    base = strrchr(path, '/') + 1;
+    if (strncmp(base, prefix, strlen(prefix)) != 0)
+      continue;
+    memset(m, 0, sizeof *m);
+    n = strlen(path);
+    if (n > sizeof DELETED - 1 && strcmp(path + n - (sizeof DELETED - 1), DELETED) == 0) {
+      m->deleted = 1;
+      path[n - (sizeof DELETED - 1)] = 0;
+    }
+    snprintf(m->shown, sizeof m->shown, "%s", path);
+    m->start = start;
+    m->end = end;
+    choose_open_path(pid, m);
+    found = 1;
+  }
+  fclose(f);
+  return found;
+}
+
+int tb_is_jvm(int pid, tb_mapped *jvm) {
+  return tb_find_mapping(pid, "libjvm.so", jvm) == 1;
+}
+
+void tb_jdk_version(const tb_mapped *jvm, char *buf, size_t len) {
+  /* .../lib/server/libjvm.so -> .../release */
+  char home[4200], line[512];
+  char *cut;
+  FILE *f;
+  snprintf(buf, len, "unknown");
+  snprintf(home, sizeof home, "%s", jvm->shown);
+  for (int i = 0; i < 3; i++) {
+    cut = strrchr(home, '/');
+    if (!cut)
+      return;
+    *cut = 0;
+  }
+  if (strlen(home) + sizeof "/release" > sizeof home)
+    return;
+  strcat(home, "/release");
+  f = fopen(home, "r");
+  if (!f)
+    return;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "JAVA_VERSION=\"", 14) == 0) {
+      line[strcspn(line + 14, "\"") + 14] = 0;
+      snprintf(buf, len, "%s", line + 14);
+      break;
+    }
+  }
+  fclose(f);
+}
+
+/* OPENSSL_VERSION_TEXT ("OpenSSL 3.0.17 1 Jul 2025") is a plain string in
+ * libcrypto's read-only data. */
+void tb_openssl_version(const tb_mapped *libcrypto, char *buf, size_t len) {
+  static const char key[] = "OpenSSL ";
+  char chunk[65536 + 64];
+  size_t have = 0, got;
+  FILE *f = fopen(libcrypto->open_path, "rb");
+  snprintf(buf, len, "%s", "");
+  if (!f)
+    return;
+  while ((got = fread(chunk + have, 1, sizeof chunk - have - 1, f)) > 0) {
+    size_t n = have + got, i;
+    chunk[n] = 0;
+    for (i = 0; i + sizeof key + 4 < n; i++) {
+      const char *s = chunk + i;
+      if (memcmp(s, key, sizeof key - 1) == 0 && s[8] >= '1' && s[8] <= '9' && s[9] == '.' &&
+          s[10] >= '0' && s[10] <= '9') {
+        size_t l = strnlen(s, n - i);
+        if (l < n - i && l < 64) {
+          snprintf(buf, len, "%s", s);
+          fclose(f);
+          return;
+        }
+      }
+    }
+    /* keep a tail so a string across two chunks is still found */
+    have = n > 64 ? 64 : n;
+    memmove(chunk, chunk + n - have, have);
+  }
+  fclose(f);
+}
+
+uint64_t tb_self_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t tb_mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
