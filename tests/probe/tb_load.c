@@ -5,8 +5,8 @@
  * each unwrap consumed) as the truth the probe's figures are checked
  * against.
  *
- *   tb_load LIB [--unlink] CONNS REQUESTS REQ_BYTES RESP_BYTES
- *   tb_load LIB [--unlink] --seconds S REQUESTS_PER_CONN REQ_BYTES RESP_BYTES
+ *   tb_load LIB [--unlink] [--errors K] CONNS REQUESTS REQ_BYTES RESP_BYTES
+ *   tb_load LIB [--unlink] [--errors K] --seconds S REQUESTS_PER_CONN REQ_BYTES RESP_BYTES
  *
  * Prints "ready PID" and waits for a line on stdin before the load, prints
  * the truth as one JSON line after it, then waits for stdin to close (so
@@ -14,6 +14,7 @@
  * a copy from a temporary directory and deletes it, as a provider that
  * extracts its library to /tmp does. --seconds runs a timed keep-alive load
  * and adds requests_per_s to the truth (the overhead benchmark's figure).
+ * --errors K ends with K server engines fed plain HTTP (K engine errors).
  */
 #include "tb.h"
 
@@ -40,7 +41,7 @@ static struct api {
 } api;
 
 static struct truth {
-  unsigned long long handshakes, bytes_in, bytes_out, app_in, app_out, conns, requests;
+  unsigned long long handshakes, bytes_in, bytes_out, app_in, app_out, conns, requests, errors;
 } truth;
 
 static EVP_PKEY *key;
@@ -210,6 +211,22 @@ static void one_connection(SSL_CTX *ctx, int requests, size_t req, size_t resp) 
   truth.conns++;
 }
 
+/* A server engine fed plain HTTP instead of a ClientHello: one error. */
+static void failed_connection(SSL_CTX *ctx) {
+  static const uint8_t junk[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+  uint8_t sink[256];
+  tb_result r;
+  tb_error err;
+  tb_engine *s = api.engine_new(ctx, 0, &err);
+  if (!s)
+    die("engine_new failed");
+  api.begin(s);
+  if (api.unwrap(s, junk, sizeof junk - 1, sink, sizeof sink, &r) == 0)
+    die("plain HTTP was accepted as TLS");
+  truth.errors++;
+  api.engine_free(s);
+}
+
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -220,22 +237,25 @@ int main(int argc, char **argv) {
   char line[64];
   int unlinked = 0, a = 2;
   double seconds = 0, t0, elapsed;
-  long conns = 0, requests, i;
+  long conns = 0, errors = 0, requests, i;
   size_t req, resp;
   tb_error err;
   SSL_CTX *ctx;
-  if (argc > a && strcmp(argv[a], "--unlink") == 0) {
-    unlinked = 1;
-    a++;
+  for (; argc > a && strncmp(argv[a], "--", 2) == 0; a++) {
+    if (strcmp(argv[a], "--unlink") == 0)
+      unlinked = 1;
+    else if (strcmp(argv[a], "--seconds") == 0 && argc > a + 1)
+      seconds = atof(argv[++a]);
+    else if (strcmp(argv[a], "--errors") == 0 && argc > a + 1)
+      errors = atol(argv[++a]);
+    else
+      break;
   }
-  if (argc > a + 1 && strcmp(argv[a], "--seconds") == 0) {
-    seconds = atof(argv[a + 1]);
-    a += 2;
-  } else if (argc > a) {
+  if (seconds <= 0 && argc > a)
     conns = atol(argv[a++]);
-  }
   if (argc != a + 3 || (seconds <= 0 && conns <= 0)) {
-    fprintf(stderr, "usage: tb_load LIB [--unlink] (CONNS | --seconds S) REQUESTS REQ_BYTES RESP_BYTES\n");
+    fprintf(stderr, "usage: tb_load LIB [--unlink] [--errors K] (CONNS | --seconds S) REQUESTS "
+                    "REQ_BYTES RESP_BYTES\n");
     return 2;
   }
   requests = atol(argv[a]);
@@ -261,11 +281,13 @@ int main(int argc, char **argv) {
       one_connection(ctx, (int)(requests / conns + (i < requests % conns)), req, resp);
   }
   elapsed = now_s() - t0;
+  for (i = 0; i < errors; i++)
+    failed_connection(ctx);
   printf("{\"handshakes\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"app_bytes_in\":%llu,"
          "\"app_bytes_out\":%llu,\"connections\":%llu,\"requests\":%llu,\"seconds\":%.3f,"
-         "\"requests_per_s\":%.1f}\n",
+         "\"requests_per_s\":%.1f,\"errors\":%llu}\n",
          truth.handshakes, truth.bytes_in, truth.bytes_out, truth.app_in, truth.app_out, truth.conns,
-         truth.requests, elapsed, (double)truth.requests / elapsed);
+         truth.requests, elapsed, (double)truth.requests / elapsed, truth.errors);
   fflush(stdout);
   while (fgets(line, sizeof line, stdin))
     ;
