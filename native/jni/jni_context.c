@@ -112,6 +112,25 @@ static jobjectArray ciphers(JNIEnv *env, jclass c) {
   return (*env)->ExceptionCheck(env) ? NULL : acc.out;
 }
 
+/* Standard names of the suites a context enables by default. */
+static jobjectArray ctx_cipher_names(JNIEnv *env, jclass c, jlong h) {
+  STACK_OF(SSL_CIPHER) *sk = SSL_CTX_get_ciphers(tb_ptr(h));
+  int n = sk ? sk_SSL_CIPHER_num(sk) : 0, i, k = 0;
+  jobjectArray out = (*env)->NewObjectArray(env, n, tb_string_class(), NULL);
+  for (i = 0; out && i < n; i++) {
+    const char *std = SSL_CIPHER_standard_name(sk_SSL_CIPHER_value(sk, i));
+    jstring s;
+    if (!std)
+      continue;
+    s = (*env)->NewStringUTF(env, std);
+    if (!s)
+      return NULL;
+    (*env)->SetObjectArrayElement(env, out, k++, s);
+    (*env)->DeleteLocalRef(env, s);
+  }
+  return out;
+}
+
 static jlong key_new(JNIEnv *env, jclass c, jbyteArray pkcs8, jobjectArray chain) {
   tb_error err;
   tb_keymat *k = NULL;
@@ -185,6 +204,7 @@ const JNINativeMethod tb_context_methods[] = {
     TB_N("ctxClientCaNames", "(J[[B)V", ctx_client_ca_names),
     TB_N("ctxSessionCache", "(JII)V", ctx_session_cache),
     TB_N("ciphers", "()[Ljava/lang/String;", ciphers),
+    TB_N("ctxCipherNames", "(J)[Ljava/lang/String;", ctx_cipher_names),
     TB_N("keyNew", "([B[[B)J", key_new),
     TB_N("keyFree", "(J)V", key_free),
     TB_N("keyType", "(J)Ljava/lang/String;", key_type),
