@@ -62,6 +62,14 @@ static void ctx_session_cache(JNIEnv *env, jclass c, jlong h, jint size, jint ti
     SSL_CTX_set_timeout(ctx, timeout_s == 0 ? 86400L * 365 : timeout_s);
 }
 
+/* SSL_OP_* bits for every SSL made from this context afterwards (set once,
+ * at configuration time, never from a connection). Returns the new options. */
+static jlong ctx_options(JNIEnv *env, jclass c, jlong h, jlong set, jlong clear) {
+  SSL_CTX *ctx = tb_ptr(h);
+  SSL_CTX_clear_options(ctx, (uint64_t)clear);
+  return (jlong)SSL_CTX_set_options(ctx, (uint64_t)set);
+}
+
 struct cipher_acc {
   JNIEnv *env;
   jobjectArray out;
@@ -203,6 +211,7 @@ const JNINativeMethod tb_context_methods[] = {
     TB_N("ctxFree", "(J)V", ctx_free),
     TB_N("ctxClientCaNames", "(J[[B)V", ctx_client_ca_names),
     TB_N("ctxSessionCache", "(JII)V", ctx_session_cache),
+    TB_N("ctxOptions", "(JJJ)J", ctx_options),
     TB_N("ciphers", "()[Ljava/lang/String;", ciphers),
     TB_N("ctxCipherNames", "(J)[Ljava/lang/String;", ctx_cipher_names),
     TB_N("keyNew", "([B[[B)J", key_new),

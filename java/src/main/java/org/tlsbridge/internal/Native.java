@@ -27,6 +27,9 @@ public final class Native {
 
     public static native void ctxSessionCache(long ctx, int size, int timeoutSeconds);
 
+    /** OpenSSL SSL_OP_* bits on the context, before any engine is made; returns the new set. */
+    public static native long ctxOptions(long ctx, long set, long clear);
+
     /** Triples: standard name, OpenSSL name, "13" or "12". */
     public static native String[] ciphers() throws javax.net.ssl.SSLException;
 
