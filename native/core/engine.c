@@ -321,6 +321,8 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
     return finish(e, r, TB_OK);
   if ((e->flags & TB_F_CLIENT) && SSL_in_before(e->ssl))
     return finish(e, r, TB_OK); /* NEED_WRAP: the ClientHello goes first */
+  if (!(e->flags & TB_F_STARTED))
+    tb_engine_begin(e); /* a server's handshake starts with its first unwrap */
   for (;;) {
     size_t rec = 0, avail = srclen - r->consumed;
     int type = 0, rc, scan = tb_record_scan(src + r->consumed, avail, &rec, &type);

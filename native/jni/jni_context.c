@@ -62,6 +62,14 @@ static void ctx_session_cache(JNIEnv *env, jclass c, jlong h, jint size, jint ti
     SSL_CTX_set_timeout(ctx, timeout_s == 0 ? 86400L * 365 : timeout_s);
 }
 
+/* SSL_OP_* bits for every SSL made from this context afterwards (set once,
+ * at configuration time, never from a connection). Returns the new options. */
+static jlong ctx_options(JNIEnv *env, jclass c, jlong h, jlong set, jlong clear) {
+  SSL_CTX *ctx = tb_ptr(h);
+  SSL_CTX_clear_options(ctx, (uint64_t)clear);
+  return (jlong)SSL_CTX_set_options(ctx, (uint64_t)set);
+}
+
 struct cipher_acc {
   JNIEnv *env;
   jobjectArray out;
@@ -110,6 +118,25 @@ static jobjectArray ciphers(JNIEnv *env, jclass c) {
     return NULL;
   }
   return (*env)->ExceptionCheck(env) ? NULL : acc.out;
+}
+
+/* Standard names of the suites a context enables by default. */
+static jobjectArray ctx_cipher_names(JNIEnv *env, jclass c, jlong h) {
+  STACK_OF(SSL_CIPHER) *sk = SSL_CTX_get_ciphers(tb_ptr(h));
+  int n = sk ? sk_SSL_CIPHER_num(sk) : 0, i, k = 0;
+  jobjectArray out = (*env)->NewObjectArray(env, n, tb_string_class(), NULL);
+  for (i = 0; out && i < n; i++) {
+    const char *std = SSL_CIPHER_standard_name(sk_SSL_CIPHER_value(sk, i));
+    jstring s;
+    if (!std)
+      continue;
+    s = (*env)->NewStringUTF(env, std);
+    if (!s)
+      return NULL;
+    (*env)->SetObjectArrayElement(env, out, k++, s);
+    (*env)->DeleteLocalRef(env, s);
+  }
+  return out;
 }
 
 static jlong key_new(JNIEnv *env, jclass c, jbyteArray pkcs8, jobjectArray chain) {
@@ -184,7 +211,9 @@ const JNINativeMethod tb_context_methods[] = {
     TB_N("ctxFree", "(J)V", ctx_free),
     TB_N("ctxClientCaNames", "(J[[B)V", ctx_client_ca_names),
     TB_N("ctxSessionCache", "(JII)V", ctx_session_cache),
+    TB_N("ctxOptions", "(JJJ)J", ctx_options),
     TB_N("ciphers", "()[Ljava/lang/String;", ciphers),
+    TB_N("ctxCipherNames", "(J)[Ljava/lang/String;", ctx_cipher_names),
     TB_N("keyNew", "([B[[B)J", key_new),
     TB_N("keyFree", "(J)V", key_free),
     TB_N("keyType", "(J)Ljava/lang/String;", key_type),

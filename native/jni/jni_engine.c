@@ -72,6 +72,41 @@ static void region_close(JNIEnv *env, region *rg, int mode) {
 
 typedef int (*tb_op)(tb_engine *, const uint8_t *, size_t, uint8_t *, size_t, tb_result *);
 
+/* While a handshake runs, a server may call back into Java (client
+ * certificate checks), which a pinned array forbids: heap arrays are copied
+ * through the stack then. Handshake traffic is small and rare; records of
+ * established connections take the pinned path. */
+static jlong run_copied(JNIEnv *env, tb_op op, tb_engine *e, region *src, jbyteArray sa, jint so, jint sl,
+                        region *dst, jbyteArray da, jint dof, jint dl) {
+  uint8_t in[TB_MAX_RECORD], out[TB_MAX_RECORD];
+  size_t inl = sl > 0 ? (size_t)sl : 0, outl = dl > 0 ? (size_t)dl : 0;
+  tb_result r;
+  int rc;
+  if (sa && inl > 0) {
+    if (inl > sizeof in)
+      inl = sizeof in; /* partial consumption is legal; the caller loops */
+    (*env)->GetByteArrayRegion(env, sa, so, (jsize)inl, (jbyte *)in);
+    src->p = in;
+  }
+  if (da && outl > 0) {
+    if (outl > sizeof out)
+      outl = sizeof out;
+    dst->p = out;
+  }
+  if ((*env)->ExceptionCheck(env))
+    return -1;
+  e->glue = env;
+  rc = op(e, src->p, inl, dst->p, outl, &r);
+  e->glue = NULL;
+  if (da && r.produced > 0)
+    (*env)->SetByteArrayRegion(env, da, dof, (jsize)r.produced, (const jbyte *)out);
+  if (rc < 0) {
+    tb_throw(env, &e->err);
+    return -1;
+  }
+  return (*env)->ExceptionCheck(env) ? -1 : pack(&r);
+}
+
 static jlong run_op(JNIEnv *env, tb_op op, jlong h, jobject sb, jbyteArray sa, jint so, jint sl,
                     jobject db, jbyteArray da, jint dof, jint dl) {
   tb_engine *e = tb_ptr(h);
@@ -80,13 +115,17 @@ static jlong run_op(JNIEnv *env, tb_op op, jlong h, jobject sb, jbyteArray sa, j
   int rc;
   if (region_resolve(env, &src, sb, sa, so, sl) < 0 || region_resolve(env, &dst, db, da, dof, dl) < 0)
     return -1;
+  if ((src.pinned || dst.pinned) && !(e->flags & TB_F_HS_DONE))
+    return run_copied(env, op, e, &src, src.pinned, so, sl, &dst, dst.pinned, dof, dl);
   if (region_pin(env, &src, so) < 0)
     return -1;
   if (region_pin(env, &dst, dof) < 0) {
     region_close(env, &src, JNI_ABORT);
     return -1;
   }
+  e->glue = env;
   rc = op(e, src.p, sl > 0 ? (size_t)sl : 0, dst.p, dl > 0 ? (size_t)dl : 0, &r);
+  e->glue = NULL;
   region_close(env, &dst, 0);
   region_close(env, &src, JNI_ABORT);
   if (rc < 0) {
@@ -106,18 +145,81 @@ static jlong unwrap(JNIEnv *env, jclass c, jlong h, jobject sb, jbyteArray sa, j
   return run_op(env, tb_engine_unwrap, h, sb, sa, so, sl, db, da, dof, dl);
 }
 
-static jlong engine_new(JNIEnv *env, jclass c, jlong ctx, jboolean client) {
+static jmethodID verify_peer_mid;
+
+/* tb_hooks.verify_peer: a server asks the engine's Java peer, on this
+ * thread, inside the JNI call that is running the handshake. */
+static int verify_peer(tb_engine *e, STACK_OF(X509) *chain, int *x509_err) {
+  JNIEnv *env = e->glue;
+  jobject cb;
+  jobjectArray der;
+  jint rc;
+  if (!env || !e->owner)
+    return 0;
+  cb = (*env)->NewLocalRef(env, (jweak)e->owner);
+  if (!cb)
+    return 0;
+  der = tb_der_chain(env, NULL, chain);
+  if (!der) {
+    (*env)->ExceptionClear(env);
+    (*env)->DeleteLocalRef(env, cb);
+    return 0;
+  }
+  rc = (*env)->CallIntMethod(env, cb, verify_peer_mid, der);
+  if ((*env)->ExceptionCheck(env)) {
+    (*env)->ExceptionClear(env); /* the Java side keeps the cause itself */
+    rc = 1;
+  }
+  (*env)->DeleteLocalRef(env, der);
+  (*env)->DeleteLocalRef(env, cb);
+  if (rc == 0)
+    return 1;
+  *x509_err = rc;
+  return 0;
+}
+
+static const tb_hooks jni_hooks = {verify_peer};
+
+int tb_jni_engine_init(JNIEnv *env) {
+  jclass c = (*env)->FindClass(env, "org/tlsbridge/internal/NativeCallbacks");
+  if (!c)
+    return -1;
+  verify_peer_mid = (*env)->GetMethodID(env, c, "verifyPeer", "([[B)I");
+  (*env)->DeleteLocalRef(env, c);
+  if (!verify_peer_mid)
+    return -1;
+  tb_set_hooks(&jni_hooks);
+  return 0;
+}
+
+static jlong engine_new(JNIEnv *env, jclass c, jlong ctx, jboolean client, jobject callbacks) {
   tb_error err;
   tb_engine *e;
   tb_err_clear(&err);
   e = tb_engine_new(tb_ptr(ctx), client == JNI_TRUE, &err);
-  if (!e)
+  if (!e) {
     tb_throw(env, &err);
+    return 0;
+  }
+  if (callbacks) {
+    /* weak: the engine must stay collectable so its Cleaner can run */
+    e->owner = (*env)->NewWeakGlobalRef(env, callbacks);
+    if (!e->owner) {
+      tb_engine_free(e);
+      return 0;
+    }
+  }
   return tb_handle(e);
 }
 
 static void engine_free(JNIEnv *env, jclass c, jlong h) {
-  tb_engine_free(tb_ptr(h));
+  tb_engine *e = tb_ptr(h);
+  if (!e)
+    return;
+  if (e->owner)
+    (*env)->DeleteWeakGlobalRef(env, (jweak)e->owner);
+  e->owner = NULL;
+  tb_engine_free(e);
 }
 
 static jint begin(JNIEnv *env, jclass c, jlong h) {
@@ -230,7 +332,7 @@ static void set_host(JNIEnv *env, jclass c, jlong h, jstring sni) {
 }
 
 const JNINativeMethod tb_engine_methods[] = {
-    TB_N("engineNew", "(JZ)J", engine_new),
+    TB_N("engineNew", "(JZLorg/tlsbridge/internal/NativeCallbacks;)J", engine_new),
     TB_N("engineFree", "(J)V", engine_free),
     TB_N("wrap", "(JLjava/nio/ByteBuffer;[BIILjava/nio/ByteBuffer;[BII)J", wrap),
     TB_N("unwrap", "(JLjava/nio/ByteBuffer;[BIILjava/nio/ByteBuffer;[BII)J", unwrap),

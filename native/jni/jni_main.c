@@ -13,7 +13,7 @@ TB_API JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   (void)reserved;
   if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK)
     return JNI_ERR;
-  if (tb_jni_util_init(env) != 0)
+  if (tb_jni_util_init(env) != 0 || tb_jni_engine_init(env) != 0)
     return JNI_ERR;
   c = (*env)->FindClass(env, TB_NATIVE_CLASS);
   if (!c)

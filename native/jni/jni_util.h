@@ -15,6 +15,7 @@ jobjectArray tb_der_chain(JNIEnv *env, X509 *leaf, STACK_OF(X509) *rest);
 jbyteArray tb_bytes(JNIEnv *env, const void *p, size_t n);
 jclass tb_byte_array_class(void);
 jclass tb_string_class(void);
+int tb_jni_engine_init(JNIEnv *env);
 
 static inline void *tb_ptr(jlong h) { return (void *)(intptr_t)h; }
 static inline jlong tb_handle(const void *p) { return (jlong)(intptr_t)p; }

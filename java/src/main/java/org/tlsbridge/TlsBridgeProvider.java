@@ -1,0 +1,60 @@
+package org.tlsbridge;
+
+import java.security.Provider;
+import java.util.List;
+import org.tlsbridge.internal.Native;
+import org.tlsbridge.internal.NativeLibrary;
+
+/**
+ * The TLSBridge JSSE provider: SSLContext "TLS", "TLSv1.2", "TLSv1.3" and
+ * "Default", with TLS done by OpenSSL 3.
+ *
+ * <p>Constructing the provider does not load native code; the first
+ * SSLContext does. If the library cannot load, SSLContext.getInstance moves
+ * on to the next provider, so installing TLSBridge first is safe.
+ */
+public final class TlsBridgeProvider extends Provider {
+    private static final long serialVersionUID = 1L;
+    public static final String NAME = "TLSBridge";
+
+    public TlsBridgeProvider() {
+        super(NAME, versionNumber(), "TLS through OpenSSL 3 (tlsbridge " + NativeLibrary.version() + ")");
+        String base = "org.tlsbridge.context.TlsBridgeContextSpi$";
+        putService(new Service(this, "SSLContext", "TLS", base + "Tls", List.of("SSL"), null));
+        putService(new Service(this, "SSLContext", "TLSv1.2", base + "Tls12", null, null));
+        putService(new Service(this, "SSLContext", "TLSv1.3", base + "Tls13", null, null));
+        putService(new Service(this, "SSLContext", "Default", base + "Default", null, null));
+    }
+
+    private static String versionNumber() {
+        String v = NativeLibrary.version();
+        int dash = v.indexOf('-');
+        return dash > 0 ? v.substring(0, dash) : v;
+    }
+
+    /** OpenSSL's version string, e.g. "OpenSSL 3.0.19 27 Jan 2026"; loads the library. */
+    public static String openSslVersion() {
+        NativeLibrary.ensureLoaded();
+        return Native.openSslVersion();
+    }
+
+    /** tlsbridge's own version and build id. */
+    public static String tlsbridgeVersion() {
+        return NativeLibrary.version() + " (build " + NativeLibrary.javaBuildId() + ")";
+    }
+
+    /** Whether the native library loads on this machine; never throws. */
+    public static boolean isAvailable() {
+        try {
+            NativeLibrary.ensureLoaded();
+            return true;
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
+    /** Where libtlsbridge was loaded from (null before it is). */
+    public static String nativeLibraryPath() {
+        return NativeLibrary.loadedFrom();
+    }
+}

@@ -1,0 +1,112 @@
+package org.tlsbridge.context;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509TrustManager;
+import org.tlsbridge.engine.SessionContextImpl;
+import org.tlsbridge.internal.Cleaners;
+import org.tlsbridge.internal.Native;
+
+/**
+ * An initialised SSLContext: its SSL_CTX, managers and defaults. Written
+ * once in init and only read afterwards, so engines on any thread share it
+ * without locks. Each native SSL holds its own reference on the SSL_CTX, so
+ * the SSL_CTX outlives this object as long as any engine needs it.
+ */
+public final class ContextState {
+    /** Issuer lists larger than this are not sent in CertificateRequest. */
+    private static final int MAX_CA_NAMES = 512;
+
+    private final long ctx;
+    private final Cleaner.Cleanable cleanable;
+    private final String protocol;
+    private final KeyBridge keys;
+    private final TrustBridge trust;
+    private final CipherSuites suites;
+    private final String[] defaultSuites;
+    private final SessionContextImpl clientSessions;
+    private final SessionContextImpl serverSessions;
+
+    ContextState(String protocol, X509ExtendedKeyManager km, X509TrustManager tm) throws SSLException {
+        this.protocol = protocol;
+        this.suites = CipherSuites.get();
+        long c = Native.ctxNew();
+        this.ctx = c;
+        this.cleanable = Cleaners.CLEANER.register(this, () -> Native.ctxFree(c));
+        this.keys = new KeyBridge(km);
+        this.trust = new TrustBridge(tm);
+        this.defaultSuites = CipherSuites.compact(Native.ctxCipherNames(c));
+        this.clientSessions = new SessionContextImpl(null);
+        this.serverSessions = new SessionContextImpl((size, timeout) -> {
+            Native.ctxSessionCache(c, size, timeout);
+            Reference.reachabilityFence(this);
+            return 0;
+        });
+        Native.ctxClientCaNames(c, caNames(tm));
+    }
+
+    private static byte[][] caNames(X509TrustManager tm) {
+        X509Certificate[] issuers = tm.getAcceptedIssuers();
+        if (issuers == null || issuers.length > MAX_CA_NAMES) {
+            return new byte[0][];
+        }
+        List<byte[]> names = new ArrayList<>(issuers.length);
+        for (X509Certificate c : issuers) {
+            names.add(c.getSubjectX500Principal().getEncoded());
+        }
+        return names.toArray(new byte[0][]);
+    }
+
+    /** The SSL_CTX; callers keep this object reachable while they use it. */
+    public long handle() {
+        return ctx;
+    }
+
+    public String protocol() {
+        return protocol;
+    }
+
+    public KeyBridge keys() {
+        return keys;
+    }
+
+    public TrustBridge trust() {
+        return trust;
+    }
+
+    public CipherSuites suites() {
+        return suites;
+    }
+
+    public String[] defaultCipherSuites() {
+        return defaultSuites.clone();
+    }
+
+    public boolean isDefaultSuites(String[] enabled) {
+        return java.util.Arrays.equals(enabled, defaultSuites);
+    }
+
+    public String[] defaultProtocols(boolean client) {
+        if (client && Protocols.TLS12.equals(protocol)) {
+            return new String[] {Protocols.TLS12};
+        }
+        return Protocols.supported();
+    }
+
+    public SessionContextImpl clientSessions() {
+        return clientSessions;
+    }
+
+    public SessionContextImpl serverSessions() {
+        return serverSessions;
+    }
+
+    void free() {
+        cleanable.clean();
+    }
+}

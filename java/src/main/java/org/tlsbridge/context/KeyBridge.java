@@ -1,0 +1,102 @@
+package org.tlsbridge.context;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.security.PrivateKey;
+import java.security.cert.CertificateEncodingException;
+import java.security.cert.X509Certificate;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.X509ExtendedKeyManager;
+import org.tlsbridge.internal.Cleaners;
+import org.tlsbridge.internal.Native;
+
+/**
+ * Key material from the KeyManager, parsed into OpenSSL once per alias and
+ * reused by every handshake that picks that alias. The KeyManager is asked
+ * on every handshake, so per-SNI choices and replaced certificates work.
+ */
+public final class KeyBridge {
+    private final X509ExtendedKeyManager km;
+    private final ConcurrentHashMap<String, KeyMaterial> cache = new ConcurrentHashMap<>();
+
+    KeyBridge(X509ExtendedKeyManager km) {
+        this.km = km;
+    }
+
+    public X509ExtendedKeyManager keyManager() {
+        return km;
+    }
+
+    /** The parsed key for an alias, or null when the alias has no chain. */
+    public KeyMaterial material(String alias) throws SSLException {
+        if (km == null || alias == null) {
+            return null;
+        }
+        X509Certificate[] chain = km.getCertificateChain(alias);
+        if (chain == null || chain.length == 0) {
+            return null;
+        }
+        KeyMaterial m = cache.get(alias);
+        if (m != null && m.chain[0].equals(chain[0])) {
+            return m;
+        }
+        PrivateKey pk = km.getPrivateKey(alias);
+        byte[] pkcs8 = pk == null ? null : pk.getEncoded();
+        if (pkcs8 == null) {
+            throw new SSLHandshakeException("private key of alias '" + alias
+                    + "' cannot be exported (PKCS#8); tlsbridge needs the key bytes for OpenSSL");
+        }
+        byte[][] der = new byte[chain.length][];
+        try {
+            for (int i = 0; i < chain.length; i++) {
+                der[i] = chain[i].getEncoded();
+            }
+            m = new KeyMaterial(alias, chain.clone(), Native.keyNew(pkcs8, der));
+        } catch (CertificateEncodingException e) {
+            throw new SSLHandshakeException("cannot encode certificate of alias '" + alias + "': " + e);
+        } finally {
+            Arrays.fill(pkcs8, (byte) 0);
+        }
+        cache.put(alias, m);
+        return m;
+    }
+
+    /** An OpenSSL key + chain; freed when no handshake can use it any more. */
+    public static final class KeyMaterial {
+        final String alias;
+        final X509Certificate[] chain;
+        private final long handle;
+        private final Cleaner.Cleanable cleanable;
+
+        KeyMaterial(String alias, X509Certificate[] chain, long handle) {
+            this.alias = alias;
+            this.chain = chain;
+            this.handle = handle;
+            this.cleanable = Cleaners.CLEANER.register(this, () -> Native.keyFree(handle));
+        }
+
+        public X509Certificate[] chain() {
+            return chain.clone();
+        }
+
+        public String alias() {
+            return alias;
+        }
+
+        /** Installs this key on an engine's SSL (which takes its own references). */
+        public void useOn(long engine) throws SSLException {
+            try {
+                Native.useKey(engine, handle);
+            } finally {
+                Reference.reachabilityFence(this);
+            }
+        }
+
+        void free() {
+            cleanable.clean();
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package org.tlsbridge.context;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** TLS 1.2 and 1.3 only; older names are known and quietly left disabled. */
+public final class Protocols {
+    public static final String TLS12 = "TLSv1.2";
+    public static final String TLS13 = "TLSv1.3";
+    public static final int TLS12_VERSION = 0x0303;
+    public static final int TLS13_VERSION = 0x0304;
+    private static final Set<String> RETIRED = Set.of("SSLv2Hello", "SSLv2", "SSLv3", "TLSv1", "TLSv1.1");
+
+    private Protocols() {
+    }
+
+    public static String[] supported() {
+        return new String[] {TLS13, TLS12};
+    }
+
+    /**
+     * SunJSSE accepts the names of protocols it has disabled; so do we (they
+     * stay off), so that code written for it keeps working. Anything else is
+     * an IllegalArgumentException.
+     */
+    public static String[] check(String[] names) {
+        if (names == null) {
+            throw new IllegalArgumentException("protocols must not be null");
+        }
+        List<String> out = new ArrayList<>();
+        for (String n : names) {
+            if (n == null) {
+                throw new IllegalArgumentException("null protocol name");
+            }
+            if (TLS12.equals(n) || TLS13.equals(n)) {
+                if (!out.contains(n)) {
+                    out.add(n);
+                }
+            } else if (!RETIRED.contains(n)) {
+                throw new IllegalArgumentException("Unsupported protocol: " + n);
+            }
+        }
+        return out.toArray(new String[0]);
+    }
+
+    /** {min, max} versions; an empty set gives min > max so the handshake fails cleanly. */
+    public static int[] range(String[] enabled, boolean any12Suites, boolean any13Suites) {
+        boolean v12 = false;
+        boolean v13 = false;
+        for (String p : enabled) {
+            v12 |= TLS12.equals(p);
+            v13 |= TLS13.equals(p);
+        }
+        v12 &= any12Suites;
+        v13 &= any13Suites;
+        if (v12 && v13) {
+            return new int[] {TLS12_VERSION, TLS13_VERSION};
+        }
+        if (v13) {
+            return new int[] {TLS13_VERSION, TLS13_VERSION};
+        }
+        if (v12) {
+            return new int[] {TLS12_VERSION, TLS12_VERSION};
+        }
+        return new int[] {TLS13_VERSION, TLS12_VERSION};
+    }
+}

@@ -1,0 +1,298 @@
+package org.tlsbridge.engine;
+
+import java.io.ByteArrayInputStream;
+import java.net.Socket;
+import java.security.Principal;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateExpiredException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.CertificateNotYetValidException;
+import java.security.cert.CertificateRevokedException;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.security.auth.x500.X500Principal;
+import org.tlsbridge.context.ContextState;
+import org.tlsbridge.context.KeyBridge.KeyMaterial;
+import org.tlsbridge.context.TrustBridge;
+import org.tlsbridge.internal.Native;
+import org.tlsbridge.internal.Results;
+
+/**
+ * The Java half of one handshake: the answers OpenSSL parks the handshake
+ * for (peer trust, which certificate to present) and the session it builds.
+ * The engine and the native socket both drive one of these.
+ */
+public final class Handshaker {
+    // X509_V_ERR_* codes choose the alert OpenSSL sends when we refuse a chain.
+    static final int X509_UNSPECIFIED = 1;
+    static final int X509_NOT_YET_VALID = 9;
+    static final int X509_EXPIRED = 10;
+    static final int X509_REVOKED = 23;
+    static final int X509_UNTRUSTED = 27;
+
+    private static final ThreadLocal<CertificateFactory> FACTORY = ThreadLocal.withInitial(() -> {
+        try {
+            return CertificateFactory.getInstance("X.509");
+        } catch (CertificateException e) {
+            throw new IllegalStateException(e);
+        }
+    });
+
+    private final NativeOwner owner;
+    private final EngineConfig cfg;
+    private final SSLEngine engine;
+    private final Socket socket;
+    private final TlsBridgeSession session;
+    private final List<KeyMaterial> offered = new ArrayList<>(2);
+    private volatile Throwable cause;
+
+    Handshaker(NativeOwner owner, EngineConfig cfg, SSLEngine engine, Socket socket, String peerHost, int peerPort) {
+        this.owner = owner;
+        this.cfg = cfg;
+        this.engine = engine;
+        this.socket = socket;
+        ContextState ctx = cfg.context();
+        this.session = new TlsBridgeSession(cfg.clientMode() ? ctx.clientSessions() : ctx.serverSessions(),
+                peerHost, peerPort);
+        if (cfg.clientMode()) {
+            session.requestedServerNames = cfg.requestedServerNames();
+        }
+    }
+
+    TlsBridgeSession session() {
+        return session;
+    }
+
+    /** The Java exception behind a refusal, to become the SSLException's cause. */
+    Throwable cause() {
+        return cause;
+    }
+
+    /** A task for what the SSL is parked on, or null. Call with the owner's lock held. */
+    Runnable task(int kind) {
+        switch (kind) {
+            case Results.TASK_VERIFY:
+                return this::verifyServerTask;
+            case Results.TASK_CERT:
+                return this::chooseCertificateTask;
+            default:
+                return null;
+        }
+    }
+
+    /** What OpenSSL has negotiated so far, for trust managers that look at the session. */
+    private void learn(long ssl) {
+        session.protocol = Native.protocol(ssl);
+        session.cipherSuite = Native.cipher(ssl);
+        session.peerSigAlgs = SignatureSchemes.names(Native.peerSigAlgs(ssl));
+        if (!cfg.clientMode()) {
+            String sni = Native.serverName(ssl);
+            session.requestedServerNames = sni == null ? List.of() : List.of(new javax.net.ssl.SNIHostName(sni));
+        }
+    }
+
+    static X509Certificate[] certificates(byte[][] der) throws CertificateException {
+        CertificateFactory f = FACTORY.get();
+        X509Certificate[] out = new X509Certificate[der.length];
+        for (int i = 0; i < der.length; i++) {
+            out[i] = (X509Certificate) f.generateCertificate(new ByteArrayInputStream(der[i]));
+        }
+        return out;
+    }
+
+    static int x509Error(Throwable t) {
+        if (t instanceof CertificateExpiredException) {
+            return X509_EXPIRED;
+        }
+        if (t instanceof CertificateNotYetValidException) {
+            return X509_NOT_YET_VALID;
+        }
+        if (t instanceof CertificateRevokedException) {
+            return X509_REVOKED;
+        }
+        return X509_UNTRUSTED;
+    }
+
+    /** Client: the server's chain, judged off the owner's lock (the TrustManager may be slow). */
+    private void verifyServerTask() {
+        byte[][] der;
+        long ssl = owner.acquire();
+        try {
+            if (ssl == 0) {
+                return;
+            }
+            der = Native.pendingChain(ssl);
+            learn(ssl);
+        } finally {
+            owner.release();
+        }
+        boolean ok = false;
+        int err = X509_UNSPECIFIED;
+        try {
+            if (der == null || der.length == 0) {
+                throw new CertificateException("server sent no certificate");
+            }
+            X509Certificate[] chain = certificates(der);
+            String authType = TrustBridge.serverAuthType(session.protocol, session.cipherSuite);
+            cfg.context().trust().checkServer(chain, authType, engine, socket, cfg.identification(), host());
+            session.peerCerts = chain;
+            ok = true;
+        } catch (Throwable t) {
+            cause = t;
+            err = x509Error(t);
+        }
+        ssl = owner.acquire();
+        try {
+            if (ssl != 0) {
+                Native.verifyResult(ssl, ok, ok ? 0 : err);
+            }
+        } finally {
+            owner.release();
+        }
+    }
+
+    private String host() {
+        String sni = cfg.sniHost();
+        return sni != null ? sni : session.getPeerHost();
+    }
+
+    /** Server: the client's chain, synchronously from inside OpenSSL (owner's lock held). */
+    int verifyClient(long ssl, byte[][] der) {
+        try {
+            learn(ssl);
+            X509Certificate[] chain = certificates(der);
+            cfg.context().trust().checkClient(chain, TrustBridge.clientAuthType(chain[0]), engine, socket);
+            session.peerCerts = chain;
+            return 0;
+        } catch (Throwable t) {
+            cause = t;
+            return x509Error(t);
+        }
+    }
+
+    /** Which certificate to present: asked of the KeyManager on every handshake. */
+    private void chooseCertificateTask() {
+        long ssl = owner.acquire();
+        try {
+            if (ssl == 0) {
+                return;
+            }
+            learn(ssl);
+            X509ExtendedKeyManager km = cfg.context().keys().keyManager();
+            if (km == null) {
+                return;
+            }
+            if (cfg.clientMode()) {
+                String alias = chooseClient(km, Native.clientCaNames(ssl));
+                offer(ssl, alias);
+            } else {
+                for (String type : serverKeyTypes(Native.peerSigAlgs(ssl))) {
+                    offer(ssl, engine != null ? km.chooseEngineServerAlias(type, null, engine)
+                            : km.chooseServerAlias(type, null, socket));
+                }
+            }
+        } catch (Throwable t) {
+            cause = t;
+        } finally {
+            owner.release();
+        }
+    }
+
+    private String chooseClient(X509ExtendedKeyManager km, byte[][] caNames) {
+        Principal[] issuers = null;
+        if (caNames != null && caNames.length > 0) {
+            List<Principal> p = new ArrayList<>();
+            for (byte[] n : caNames) {
+                if (n != null) {
+                    p.add(new X500Principal(n));
+                }
+            }
+            issuers = p.toArray(new Principal[0]);
+        }
+        String[] types = {"EC", "RSA", "RSASSA-PSS"};
+        return engine != null ? km.chooseEngineClientAlias(types, issuers, engine)
+                : km.chooseClientAlias(types, issuers, socket);
+    }
+
+    private void offer(long ssl, String alias) throws SSLException {
+        KeyMaterial m = cfg.context().keys().material(alias);
+        if (m != null) {
+            m.useOn(ssl);
+            offered.add(m);
+        }
+    }
+
+    /** Key types the client's signature_algorithms allow, most common first. */
+    static Set<String> serverKeyTypes(int[] sigalgs) {
+        Set<String> types = new LinkedHashSet<>();
+        if (sigalgs == null || sigalgs.length == 0) {
+            types.add("RSA");
+            types.add("EC");
+            return types;
+        }
+        for (int code : sigalgs) {
+            String t = SignatureSchemes.keyType(code);
+            if (t != null && !"EdDSA".equals(t)) {
+                types.add(t);
+            }
+        }
+        return types;
+    }
+
+    /** Freezes the session once OpenSSL reports the handshake complete. Owner's lock held. */
+    TlsBridgeSession finish(long ssl) {
+        TlsBridgeSession s = session;
+        learn(ssl);
+        s.id = Native.sessionId(ssl);
+        long t = Native.sessionTime(ssl);
+        if (t > 0) {
+            s.creationTime = t;
+        }
+        s.resumed = Native.reused(ssl);
+        if (s.peerCerts == null) {
+            byte[][] der = Native.peerChain(ssl);
+            if (der != null) {
+                try {
+                    s.peerCerts = certificates(der);
+                } catch (CertificateException e) {
+                    s.peerCerts = null;
+                }
+            }
+        }
+        s.localCerts = localChain(ssl);
+        s.touch();
+        if (cfg.sessionCreation()) {
+            ((SessionContextImpl) s.getSessionContext()).add(s);
+        }
+        return s;
+    }
+
+    private X509Certificate[] localChain(long ssl) {
+        byte[][] der = Native.localChain(ssl);
+        if (der == null || der.length == 0) {
+            return null;
+        }
+        for (KeyMaterial m : offered) {
+            try {
+                X509Certificate[] c = m.chain();
+                if (Arrays.equals(c[0].getEncoded(), der[0])) {
+                    return c;
+                }
+            } catch (CertificateException e) {
+                break;
+            }
+        }
+        try {
+            return certificates(der);
+        } catch (CertificateException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package org.tlsbridge.internal;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Every native method of libtlsbridge, bound in one table by JNI_OnLoad
+ * (native/jni/jni_main.c). Handles are addresses of native objects; callers
+ * guarantee they are live (engine and context classes own them).
+ */
+public final class Native {
+    private Native() {
+    }
+
+    // library (jni_library.c)
+    public static native String buildId();
+
+    public static native String openSslVersion();
+
+    public static native long openSslVersionNumber();
+
+    // contexts, ciphers, keys (jni_context.c)
+    public static native long ctxNew() throws javax.net.ssl.SSLException;
+
+    public static native void ctxFree(long ctx);
+
+    public static native void ctxClientCaNames(long ctx, byte[][] names);
+
+    public static native void ctxSessionCache(long ctx, int size, int timeoutSeconds);
+
+    /** OpenSSL SSL_OP_* bits on the context, before any engine is made; returns the new set. */
+    public static native long ctxOptions(long ctx, long set, long clear);
+
+    /** Triples: standard name, OpenSSL name, "13" or "12". */
+    public static native String[] ciphers() throws javax.net.ssl.SSLException;
+
+    /** Standard names of the suites the context enables by default (may end in nulls). */
+    public static native String[] ctxCipherNames(long ctx);
+
+    public static native long keyNew(byte[] pkcs8, byte[][] chain) throws javax.net.ssl.SSLException;
+
+    public static native void keyFree(long key);
+
+    public static native String keyType(long key);
+
+    // engines (jni_engine.c)
+    public static native long engineNew(long ctx, boolean client, NativeCallbacks callbacks)
+            throws javax.net.ssl.SSLException;
+
+    public static native void engineFree(long engine);
+
+    /** Packed result, see {@link Results}; throws on failure. */
+    public static native long wrap(long engine, ByteBuffer srcDirect, byte[] srcArray, int srcOff, int srcLen,
+            ByteBuffer dstDirect, byte[] dstArray, int dstOff, int dstLen) throws javax.net.ssl.SSLException;
+
+    public static native long unwrap(long engine, ByteBuffer srcDirect, byte[] srcArray, int srcOff, int srcLen,
+            ByteBuffer dstDirect, byte[] dstArray, int dstOff, int dstLen) throws javax.net.ssl.SSLException;
+
+    public static native int begin(long engine) throws javax.net.ssl.SSLException;
+
+    public static native int closeOutbound(long engine);
+
+    public static native int closeInbound(long engine);
+
+    /** Packed state, see {@link Results#stateHandshake} and friends. */
+    public static native int state(long engine);
+
+    public static native int taskDone(long engine);
+
+    public static native void verifyResult(long engine, boolean ok, int x509Error);
+
+    public static native byte[][] pendingChain(long engine);
+
+    public static native void configure(long engine, String ciphers12, String ciphers13, int minVersion,
+            int maxVersion, int clientAuth, boolean serverPreference) throws javax.net.ssl.SSLException;
+
+    public static native void useKey(long engine, long key) throws javax.net.ssl.SSLException;
+
+    public static native void setServerName(long engine, String host) throws javax.net.ssl.SSLException;
+
+    // sessions (jni_session.c)
+    public static native String protocol(long engine);
+
+    public static native String cipher(long engine);
+
+    public static native byte[] sessionId(long engine);
+
+    public static native long sessionTime(long engine);
+
+    public static native boolean reused(long engine);
+
+    public static native byte[][] peerChain(long engine);
+
+    public static native byte[][] localChain(long engine);
+
+    public static native int[] peerSigAlgs(long engine);
+
+    public static native String serverName(long engine);
+
+    public static native byte[][] clientCaNames(long engine);
+
+    public static native int checkHost(byte[] certDer, String host, boolean isIp);
+}
