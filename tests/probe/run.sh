@@ -253,7 +253,9 @@ else
 fi
 
 # --- 1b. the same counts through a real JVM running tlsbridge ---
-JAR=${TB_PROBE_JAR:-$(ls "$ROOT"/target/tlsbridge-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1)}
+# the jar next to a Maven build dir (target/native -> target/), else the repo's target/
+JAR=${TB_PROBE_JAR:-$(ls "$B"/../tlsbridge-*.jar "$ROOT"/target/tlsbridge-*.jar 2>/dev/null |
+  grep -v -e sources -e javadoc | head -1)}
 if [[ -n $JAR && -f $JAR ]]; then
   . "$HERE/jvm_check.sh"
 else
