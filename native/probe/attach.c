@@ -32,7 +32,6 @@ int tb_session_load(tb_session *s, const tb_opts *o) {
   int provider = (o->modes & TB_MODE_PROVIDER) != 0, agnostic = (o->modes & TB_MODE_AGNOSTIC) != 0;
   int deep = (o->modes & TB_MODE_DEEP) != 0, err;
   s->opts = o;
-  s->stats_fd = -1;
   skel = probe_bpf__open();
   if (!skel) {
     fprintf(stderr, "tlsbridge-probe: cannot open the BPF object: %s\n", strerror(errno));
@@ -44,7 +43,6 @@ int tb_session_load(tb_session *s, const tb_opts *o) {
   bpf_program__set_autoload(skel->progs.on_close, provider);
   bpf_program__set_autoload(skel->progs.on_error, provider);
   bpf_program__set_autoload(skel->progs.on_switch, agnostic);
-  bpf_program__set_autoload(skel->progs.on_sys_enter, agnostic);
   bpf_program__set_autoload(skel->progs.on_sys_exit, agnostic);
   bpf_program__set_autoload(skel->progs.on_ssl_enter, deep);
   bpf_program__set_autoload(skel->progs.on_ssl_exit, deep);
@@ -54,10 +52,6 @@ int tb_session_load(tb_session *s, const tb_opts *o) {
                     "verifier log\n", strerror(-err));
     return -1;
   }
-  /* Run-time accounting makes every BPF program a little slower, so it is
-   * on only while we hold the fd. Older kernels lack it: cost then omits
-   * BPF run time, and the output says so. */
-  s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
   return 0;
 }
 
@@ -109,7 +103,6 @@ int tb_attach_agnostic(tb_session *s) {
   if (s->modes_on & TB_MODE_AGNOSTIC)
     return 0;
   if (add_link(s, bpf_program__attach(s->skel->progs.on_switch), "sched_switch") ||
-      add_link(s, bpf_program__attach(s->skel->progs.on_sys_enter), "sys_enter") ||
       add_link(s, bpf_program__attach(s->skel->progs.on_sys_exit), "sys_exit"))
     return -1;
   s->modes_on |= TB_MODE_AGNOSTIC;
@@ -150,7 +143,4 @@ void tb_session_close(tb_session *s) {
     bpf_link__destroy(s->links[--s->nlinks]);
   probe_bpf__destroy(s->skel);
   s->skel = NULL;
-  if (s->stats_fd >= 0)
-    close(s->stats_fd);
-  s->stats_fd = -1;
 }

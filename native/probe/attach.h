@@ -17,7 +17,6 @@ typedef struct tb_session {
   int nlinks;
   tb_mapped lib, libssl, libcrypto, jvm;
   int have_lib, have_libssl, have_libcrypto, is_jvm;
-  int stats_fd;                /* bpf_enable_stats: keeps run-time accounting on */
   int usdt_sites;              /* probe sites found in libtlsbridge */
 } tb_session;
 

@@ -24,6 +24,7 @@ typedef struct tb_report {
   const tb_meta *meta;
   const char *errors_json; /* error samples of the period, as a JSON array body */
   const char *end_reason;  /* summary only: "duration", "signal", "target exited" */
+  const tb_bpfcost *bpfcost;
 } tb_report;
 
 /* The probe's cost over a period. */

@@ -29,6 +29,8 @@ static const char USAGE[] =
     "      --threads N         threads listed per interval in human output (default 5)\n"
     "      --any-process       allow a target that is not a JVM\n"
     "      --no-calibrate      skip the per-hit cost calibration at start\n"
+    "      --bpf-stats MODE    BPF run-time accounting: sampled (default: 250 ms every 5 s),\n"
+    "                          always (exact, adds ~25 ns to every program run), off\n"
     "  -v, --verbose           libbpf debug messages\n"
     "  -h, --help              this text\n";
 
@@ -87,7 +89,7 @@ const char *tb_modes_str(unsigned m) {
   return buf;
 }
 
-enum { O_PROM = 256, O_PROM_PORT, O_PROM_BIND, O_LIB, O_THREADS, O_ANY, O_NOCAL, O_SUMMARY };
+enum { O_PROM = 256, O_PROM_PORT, O_PROM_BIND, O_LIB, O_THREADS, O_ANY, O_NOCAL, O_SUMMARY, O_STATS };
 
 int tb_parse_options(int argc, char **argv, tb_opts *o) {
   static const struct option longs[] = {
@@ -101,6 +103,7 @@ int tb_parse_options(int argc, char **argv, tb_opts *o) {
       {"lib", required_argument, 0, O_LIB},     {"threads", required_argument, 0, O_THREADS},
       {"any-process", no_argument, 0, O_ANY},   {"no-calibrate", no_argument, 0, O_NOCAL},
       {"summary-only", no_argument, 0, O_SUMMARY},
+      {"bpf-stats", required_argument, 0, O_STATS},
       {0, 0, 0, 0}};
   int c;
   double v;
@@ -148,6 +151,18 @@ int tb_parse_options(int argc, char **argv, tb_opts *o) {
     case O_ANY: o->any_process = 1; break;
     case O_NOCAL: o->no_calibrate = 1; break;
     case O_SUMMARY: o->quiet_intervals = 1; break;
+    case O_STATS:
+      if (strcmp(optarg, "sampled") == 0)
+        o->bpf_stats = 0;
+      else if (strcmp(optarg, "always") == 0)
+        o->bpf_stats = 1;
+      else if (strcmp(optarg, "off") == 0)
+        o->bpf_stats = 2;
+      else {
+        fprintf(stderr, "tlsbridge-probe: --bpf-stats: '%s' is not sampled, always or off\n", optarg);
+        return -1;
+      }
+      break;
     default:
       fputs(USAGE, stderr);
       return -1;

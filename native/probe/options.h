@@ -22,6 +22,7 @@ typedef struct tb_opts {
   int no_calibrate;
   int verbose;           /* libbpf debug output */
   int any_process;       /* allow a non-JVM target in agnostic/deep mode */
+  int bpf_stats;         /* enum tb_bpfcost_mode */
 } tb_opts;
 
 /* 0 ok, 1 help printed (exit 0), -1 error printed (exit 2). */

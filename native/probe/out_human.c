@@ -136,10 +136,10 @@ void tb_human_report(FILE *f, const tb_report *r, int timestamps, int threads_to
     fputc('\n', f);
   }
   tb_cost_of(r, &cost);
-  fprintf(f, "  probe cpu %.2f ms (self %.2f + BPF %.2f%s)  hits %llu x %.0f ns ~ %.2f ms in target"
+  fprintf(f, "  probe cpu %.2f ms (self %.2f + BPF %.2f %s)  hits %llu x %.0f ns ~ %.2f ms in target"
              "  lost %llu\n",
           ms(cost.probe_cpu_ns), ms(cost.self_ns), ms(cost.bpf_ns),
-          d->bpf_stats ? "" : ", BPF run time unavailable", cost.hits, cost.per_hit_ns,
+          tb_bpfcost_mode_name(r->bpfcost), cost.hits, cost.per_hit_ns,
           ms(cost.target_est_ns), (unsigned long long)c->lost_events);
   if (!summary)
     return;

@@ -71,8 +71,8 @@ void tb_json_meta(FILE *f, const tb_report *r) {
   tb_json_str(f, r->meta->openssl);
   lib(f, "library", &s->lib, s->have_lib);
   lib(f, "libssl", &s->libssl, s->have_libssl);
-  fprintf(f, ",\"interval_s\":%g,\"bpf_stats\":%s", s->opts->interval_s,
-          s->stats_fd >= 0 ? "true" : "false");
+  fprintf(f, ",\"interval_s\":%g,\"bpf_stats\":\"%s\"", s->opts->interval_s,
+          tb_bpfcost_mode_name(r->bpfcost));
   if (r->cal && r->cal->done)
     fprintf(f, ",\"calibration\":{\"per_hit_ns\":%.0f,\"bare_ns\":%.1f,\"hits\":%lu}",
             r->cal->per_hit_ns, r->cal->bare_ns, r->cal->hits);

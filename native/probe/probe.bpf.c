@@ -228,7 +228,10 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
   __u32 zero = 0;
   struct tb_oncpu *cur = bpf_map_lookup_elem(&oncpu, &zero);
+  struct tb_counters *runs = ctr();
   __u64 now;
+  if (runs)
+    runs->runs_switch++;
   if (!cur)
     return 0;
   if (BPF_CORE_READ(prev, tgid) == (int)target_tgid) {
@@ -266,25 +269,6 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
   return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id) {
-  struct tb_counters *c;
-  __u32 key;
-  __u64 *n;
-  if (!is_target())
-    return 0;
-  c = ctr();
-  if (c)
-    c->syscalls++;
-  key = (__u32)id;
-  if (key < TB_MAX_SYSCALL) {
-    n = bpf_map_lookup_elem(&syscall_counts, &key);
-    if (n)
-      *n += 1;
-  }
-  return 0;
-}
-
 /* x86-64 syscall numbers of the calls we histogram. */
 static __always_inline int io_kind(long id) {
   switch (id) {
@@ -300,17 +284,30 @@ static __always_inline int io_kind(long id) {
   }
 }
 
+/* One program at syscall exit does it all (count, bytes, accepts,
+ * connects): the syscall tracepoints run for every process on the machine,
+ * so each program attached there costs everyone. */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret) {
   struct tb_counters *c;
   long id;
   int kind;
-  if (!is_target())
-    return 0;
+  __u32 key;
+  __u64 *n;
   c = ctr();
   if (!c)
     return 0;
+  c->runs_syscall++;
+  if (!is_target())
+    return 0;
   id = BPF_CORE_READ(regs, orig_ax);
+  c->syscalls++;
+  key = (__u32)id;
+  if (key < TB_MAX_SYSCALL) {
+    n = bpf_map_lookup_elem(&syscall_counts, &key);
+    if (n)
+      *n += 1;
+  }
   if (id == 43 || id == 288) { /* accept, accept4 */
     if (ret >= 0)
       c->accepts++;

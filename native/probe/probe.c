@@ -121,6 +121,7 @@ typedef struct loop {
   tb_meta meta;
   tb_calib cal;
   tb_snapshot base, prev;
+  tb_bpfcost cost;
   errbuf errs;
   char *prom_text;
   size_t prom_len;
@@ -130,7 +131,7 @@ typedef struct loop {
 static void report(loop *L, const char *type, const tb_snapshot *cur, const tb_snapshot *from,
                    const char *end) {
   tb_snapshot d;
-  tb_report r = {type, &d, 0, L->s, &L->cal, &L->meta, L->errs.json, end};
+  tb_report r = {type, &d, 0, L->s, &L->cal, &L->meta, L->errs.json, end, &L->cost};
   FILE *f = stdout;
   if (tb_snapshot_diff(cur, from, &d))
     return;
@@ -146,7 +147,7 @@ static void report(loop *L, const char *type, const tb_snapshot *cur, const tb_s
 /* OpenMetrics always carries the totals since attach. */
 static void refresh_prom(loop *L, const tb_snapshot *cur) {
   tb_snapshot d;
-  tb_report r = {"summary", &d, 0, L->s, &L->cal, &L->meta, NULL, NULL};
+  tb_report r = {"summary", &d, 0, L->s, &L->cal, &L->meta, NULL, NULL, &L->cost};
   FILE *f;
   if (!L->o->prom_file && L->prom_fd < 0)
     return;
@@ -178,6 +179,11 @@ static const char *run(loop *L, struct ring_buffer *rb) {
       return stop_signal == SIGTERM ? "SIGTERM" : "SIGINT";
     if (end && end < deadline)
       deadline = end;
+    {
+      uint64_t t = tb_bpfcost_tick(&L->cost, L->s, now);
+      if (t < deadline)
+        deadline = t;
+    }
     if (end && now >= end)
       return "duration";
     if (now >= next) {
@@ -189,7 +195,7 @@ static const char *run(loop *L, struct ring_buffer *rb) {
         fprintf(stderr, "tlsbridge-probe: libtlsbridge appeared (%s): provider mode attached\n",
                 L->s->lib.shown);
       ring_buffer__consume(rb);
-      if (tb_snapshot_take(L->s, &cur) == 0) {
+      if (tb_snapshot_take(L->s, &L->cost, &cur) == 0) {
         if (o->interval_s > 0 && !o->quiet_intervals)
           report(L, "interval", &cur, &L->prev, NULL);
         refresh_prom(L, &cur);
@@ -256,6 +262,10 @@ int main(int argc, char **argv) {
     tb_session_close(&s);
     return 1;
   }
+  /* accounting starts after calibration so the per-hit figure is that of
+   * the configuration that then runs */
+  tb_bpfcost_init(&L.cost, o.bpf_stats);
+  tb_bpfcost_tick(&L.cost, &s, tb_mono_ns());
   rb = ring_buffer__new(bpf_map__fd(s.skel->maps.error_events), on_error_event, &L.errs, NULL);
   if (!rb) {
     tb_session_close(&s);
@@ -267,13 +277,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   tb_meta_collect(&L.meta, &s);
-  if (tb_snapshot_take(&s, &L.base) || tb_snapshot_diff(&L.base, NULL, &L.prev)) {
+  if (tb_snapshot_take(&s, &L.cost, &L.base) || tb_snapshot_diff(&L.base, NULL, &L.prev)) {
     ring_buffer__free(rb);
     tb_session_close(&s);
     return fail("cannot read the BPF maps");
   }
   {
-    tb_report r = {"meta", &L.base, 0, &s, &L.cal, &L.meta, NULL, NULL};
+    tb_report r = {"meta", &L.base, 0, &s, &L.cal, &L.meta, NULL, NULL, &L.cost};
     if (o.json)
       tb_json_meta(stdout, &r);
     else
@@ -283,12 +293,14 @@ int main(int argc, char **argv) {
   refresh_prom(&L, &L.base);
   why = run(&L, rb);
   ring_buffer__consume(rb);
-  if (tb_snapshot_take(&s, &last) == 0) {
+  tb_bpfcost_flush(&L.cost, &s);
+  if (tb_snapshot_take(&s, &L.cost, &last) == 0) {
     report(&L, "summary", &last, &L.base, why);
     refresh_prom(&L, &last);
     tb_snapshot_free(&last);
   }
   ring_buffer__free(rb);
+  tb_bpfcost_close(&L.cost);
   if (L.prom_fd >= 0)
     close(L.prom_fd);
   free(L.prom_text);

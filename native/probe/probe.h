@@ -38,6 +38,8 @@ struct tb_counters {
   /* agnostic mode */
   __u64 syscalls, accepts, connects, sys_bytes_in, sys_bytes_out;
   __u64 switches;
+  /* runs of the machine-wide programs, target or not (their BPF cost) */
+  __u64 runs_switch, runs_syscall;
   /* deep mode */
   __u64 deep_calls[TB_DEEP_FNS];
   __u64 deep_hits;

@@ -144,24 +144,7 @@ static void read_keyed(int fd, tb_keyed *out, int *n, int suites) {
   }
 }
 
-static void read_bpf_cost(const tb_session *s, tb_snapshot *snap) {
-  struct bpf_program *p;
-  snap->bpf_stats = s->stats_fd >= 0;
-  bpf_object__for_each_program(p, s->skel->obj) {
-    struct bpf_prog_info info;
-    __u32 len = sizeof info;
-    int fd = bpf_program__fd(p);
-    if (fd < 0)
-      continue;
-    memset(&info, 0, sizeof info);
-    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) {
-      snap->bpf_run_ns += info.run_time_ns;
-      snap->bpf_run_cnt += info.run_cnt;
-    }
-  }
-}
-
-int tb_snapshot_take(const tb_session *s, tb_snapshot *snap) {
+int tb_snapshot_take(const tb_session *s, const tb_bpfcost *cost, tb_snapshot *snap) {
   unsigned m = s->opts->modes;
   memset(snap, 0, sizeof *snap);
   snap->mono_ns = tb_mono_ns();
@@ -181,7 +164,7 @@ int tb_snapshot_take(const tb_session *s, tb_snapshot *snap) {
   if (m & TB_MODE_DEEP)
     percpu_rows(bpf_map__fd(s->skel->maps.deep_hist), &snap->deep_hist[0][0],
                 TB_DEEP_ROWS * TB_HIST_SLOTS);
-  read_bpf_cost(s, snap);
+  snap->bpf_run_ns = tb_bpfcost_ns(cost, s, &snap->c);
   snap->self_cpu_ns = tb_self_cpu_ns();
   return 0;
 }
@@ -243,7 +226,6 @@ int tb_snapshot_diff(const tb_snapshot *cur, const tb_snapshot *prev, tb_snapsho
     out->on_cpu_ns += t.on_cpu_ns;
   }
   out->bpf_run_ns = sub(cur->bpf_run_ns, prev->bpf_run_ns);
-  out->bpf_run_cnt = sub(cur->bpf_run_cnt, prev->bpf_run_cnt);
   out->self_cpu_ns = sub(cur->self_cpu_ns, prev->self_cpu_ns);
   out->mono_ns = cur->mono_ns - prev->mono_ns;
   return 0;

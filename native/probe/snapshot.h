@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "attach.h"
+#include "bpfcost.h"
 #include "probe.h"
 
 typedef struct tb_thread_snap {
@@ -34,14 +35,13 @@ typedef struct tb_snapshot {
   tb_thread_snap *threads; /* sorted by tid */
   size_t nthreads;
   __u64 on_cpu_ns;         /* all threads, including slices still running */
-  __u64 bpf_run_ns, bpf_run_cnt;
-  int bpf_stats;           /* run-time accounting was available */
+  __u64 bpf_run_ns;        /* see bpfcost.h: sampled estimate or exact */
   __u64 self_cpu_ns;       /* the probe process's own CPU */
 } tb_snapshot;
 
 void tb_read_counters(const tb_session *s, struct tb_counters *out);
 /* 0 ok, -1 error. Allocates threads; free with tb_snapshot_free. */
-int tb_snapshot_take(const tb_session *s, tb_snapshot *snap);
+int tb_snapshot_take(const tb_session *s, const tb_bpfcost *cost, tb_snapshot *snap);
 /* out = cur - prev (prev may be NULL: out = cur). out owns new memory. */
 int tb_snapshot_diff(const tb_snapshot *cur, const tb_snapshot *prev, tb_snapshot *out);
 void tb_snapshot_free(tb_snapshot *snap);
