@@ -1,6 +1,7 @@
 /* BPF run-time accounting, sampled (see bpfcost.h). */
 #include "bpfcost.h"
 #include "probe.skel.h"
+#include "snapshot.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -78,6 +79,26 @@ void tb_bpfcost_flush(tb_bpfcost *b, const tb_session *s) {
     close_window(b, s);
 }
 
+static void group_runs(const struct tb_counters *c, uint64_t *runs) {
+  runs[TB_G_SWITCH] = c->runs_switch;
+  runs[TB_G_SYSCALL] = c->runs_syscall;
+  runs[TB_G_USDT] = c->usdt_hits;
+  runs[TB_G_DEEP] = c->deep_hits;
+}
+
+/* A group that has run but was never sampled would count as free: sample
+ * it now rather than at the next period. */
+static int unsampled(const tb_bpfcost *b, const tb_session *s) {
+  struct tb_counters c;
+  uint64_t runs[TB_GROUPS];
+  tb_read_counters(s, &c);
+  group_runs(&c, runs);
+  for (int g = 0; g < TB_GROUPS; g++)
+    if (runs[g] && !b->rc[g])
+      return 1;
+  return 0;
+}
+
 uint64_t tb_bpfcost_tick(tb_bpfcost *b, const tb_session *s, uint64_t now) {
   if (b->mode == TB_BPFCOST_OFF || !b->available)
     return UINT64_MAX;
@@ -85,7 +106,8 @@ uint64_t tb_bpfcost_tick(tb_bpfcost *b, const tb_session *s, uint64_t now) {
     stats_on(b);
     return UINT64_MAX;
   }
-  if (now < b->toggle_at)
+  if (now < b->toggle_at &&
+      !(b->fd < 0 && now >= b->closed_at + 1000000000ull && unsampled(b, s)))
     return b->toggle_at;
   if (b->fd < 0) {
     stats_on(b);
@@ -93,6 +115,7 @@ uint64_t tb_bpfcost_tick(tb_bpfcost *b, const tb_session *s, uint64_t now) {
     b->toggle_at = now + WINDOW_NS;
   } else {
     close_window(b, s);
+    b->closed_at = now;
     b->toggle_at = now + PERIOD_NS - WINDOW_NS;
   }
   return b->toggle_at;
@@ -109,10 +132,7 @@ uint64_t tb_bpfcost_ns(const tb_bpfcost *b, const tb_session *s, const struct tb
       total += rt[g];
     return total;
   }
-  runs[TB_G_SWITCH] = c->runs_switch;
-  runs[TB_G_SYSCALL] = c->runs_syscall;
-  runs[TB_G_USDT] = c->usdt_hits;
-  runs[TB_G_DEEP] = c->deep_hits;
+  group_runs(c, runs);
   for (int g = 0; g < TB_GROUPS; g++)
     if (b->rc[g])
       total += (uint64_t)((double)runs[g] * (double)b->rt[g] / (double)b->rc[g]);

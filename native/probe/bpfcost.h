@@ -21,6 +21,7 @@ typedef struct tb_bpfcost {
   int available;           /* the kernel accepted bpf_enable_stats */
   int fd;                  /* stats fd while accounting is on */
   uint64_t toggle_at;      /* mono ns of the next window start or end */
+  uint64_t closed_at;      /* when the last window ended */
   uint64_t rt0[TB_GROUPS], rc0[TB_GROUPS]; /* at window start */
   uint64_t rt[TB_GROUPS], rc[TB_GROUPS];   /* summed over closed windows */
 } tb_bpfcost;

@@ -28,6 +28,21 @@ static __attribute__((noinline)) void fire(unsigned long n) {
     TB_USDT1(tlsbridge_probe, calibrate, i);
 }
 
+/* A function whose first instruction is "sub $imm, %rsp", like libssl's
+ * SSL_read/SSL_write here: the kind of entry a uprobe must single-step,
+ * which is what deep mode pays per call. */
+__asm__(".text\n"
+        ".globl tb_probe_calib_fn\n"
+        ".type tb_probe_calib_fn, @function\n"
+        "tb_probe_calib_fn:\n"
+        "  sub $0x18, %rsp\n"
+        "  add $0x18, %rsp\n"
+        "  ret\n"
+        ".size tb_probe_calib_fn, .-tb_probe_calib_fn\n");
+void tb_probe_calib_fn(void);
+
+#define DEEP_CALLS 1000
+
 static uint64_t thread_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -38,6 +53,36 @@ static double timed(unsigned long n) {
   uint64_t t0 = thread_ns();
   fire(n);
   return (double)(thread_ns() - t0) / (double)n;
+}
+
+static double timed_calls(unsigned long n) {
+  uint64_t t0 = thread_ns();
+  for (unsigned long i = 0; i < n; i++)
+    tb_probe_calib_fn();
+  return (double)(thread_ns() - t0) / (double)n;
+}
+
+/* Deep mode's per-call cost, measured with its own programs (the cookie
+ * names no libssl function, so nothing is counted). */
+static void calibrate_deep(tb_session *s, tb_calib *c) {
+  LIBBPF_OPTS(bpf_uprobe_opts, in, .func_name = "tb_probe_calib_fn", .bpf_cookie = 7);
+  LIBBPF_OPTS(bpf_uprobe_opts, out, .func_name = "tb_probe_calib_fn", .retprobe = 1, .bpf_cookie = 7);
+  struct bpf_link *a, *b;
+  double bare, hot;
+  if (bpf_program__fd(s->skel->progs.on_ssl_enter) < 0)
+    return;
+  bare = timed_calls(DEEP_CALLS);
+  a = bpf_program__attach_uprobe_opts(s->skel->progs.on_ssl_enter, getpid(), "/proc/self/exe", 0, &in);
+  b = bpf_program__attach_uprobe_opts(s->skel->progs.on_ssl_exit, getpid(), "/proc/self/exe", 0, &out);
+  if (a && b) {
+    hot = timed_calls(DEEP_CALLS);
+    c->deep_per_call_ns = hot > bare ? hot - bare : 0;
+  } else {
+    fprintf(stderr, "tlsbridge-probe: calibration: deep mode's per-call cost not measured: %s\n",
+            strerror(errno));
+  }
+  bpf_link__destroy(a);
+  bpf_link__destroy(b);
 }
 
 typedef struct job {
@@ -76,6 +121,7 @@ static void *run(void *arg) {
   j->c->bare_ns = bare;
   j->c->per_hit_ns = hot > bare ? hot - bare : 0;
   j->c->done = 1;
+  calibrate_deep(j->s, j->c);
   if (j->c->hits != j->c->fired) {
     fprintf(stderr, "tlsbridge-probe: calibration: fired %lu hits, BPF saw %lu: USDT probes do "
                     "not work on this kernel\n", j->c->fired, j->c->hits);

@@ -10,6 +10,7 @@ typedef struct tb_calib {
   double bare_ns;        /* the same site with nothing attached */
   unsigned long hits;    /* hits the BPF side counted (must equal the hits fired) */
   unsigned long fired;
+  double deep_per_call_ns; /* uprobe + uretprobe on a sub-%rsp prologue; 0 if not measured */
 } tb_calib;
 
 /* 0 measured, -1 the site did not fire into BPF (message printed). */

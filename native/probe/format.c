@@ -14,7 +14,9 @@ void tb_cost_of(const tb_report *r, tb_cost *out) {
   out->hits = d->c.usdt_hits + d->c.deep_hits;
   if (r->cal && r->cal->done) {
     out->per_hit_ns = r->cal->per_hit_ns;
-    out->target_est_ns = (unsigned long long)((double)d->c.usdt_hits * r->cal->per_hit_ns);
+    out->deep_per_call_ns = r->cal->deep_per_call_ns;
+    out->target_est_ns = (unsigned long long)((double)d->c.usdt_hits * r->cal->per_hit_ns +
+                                              (double)(d->c.deep_hits / 2) * r->cal->deep_per_call_ns);
   }
 }
 

@@ -32,7 +32,8 @@ typedef struct tb_cost {
   unsigned long long self_ns, bpf_ns, probe_cpu_ns; /* probe_cpu = self + bpf */
   unsigned long long hits;       /* uprobe/USDT hits in the target */
   double per_hit_ns;             /* calibrated (USDT); 0 when not calibrated */
-  unsigned long long target_est_ns; /* hits x per-hit cost: extra CPU in the target */
+  double deep_per_call_ns;       /* calibrated (deep mode's uprobe + uretprobe) */
+  unsigned long long target_est_ns; /* calibrated cost x hits: extra CPU in the target */
 } tb_cost;
 
 void tb_cost_of(const tb_report *r, tb_cost *out);

@@ -35,6 +35,9 @@ void tb_human_meta(FILE *f, const tb_report *r) {
   if (r->cal && r->cal->done)
     fprintf(f, "  per-hit cost of a probe site: %.0f ns (calibrated, %lu hits)\n", r->cal->per_hit_ns,
             r->cal->hits);
+  if (r->cal && r->cal->deep_per_call_ns > 0)
+    fprintf(f, "  per-call cost of deep mode's uprobe+uretprobe: %.0f ns (calibrated)\n",
+            r->cal->deep_per_call_ns);
   fprintf(f, "Ctrl-C to end%s.\n", s->opts->duration_s > 0 ? " early" : "");
 }
 
@@ -136,11 +139,11 @@ void tb_human_report(FILE *f, const tb_report *r, int timestamps, int threads_to
     fputc('\n', f);
   }
   tb_cost_of(r, &cost);
-  fprintf(f, "  probe cpu %.2f ms (self %.2f + BPF %.2f %s)  hits %llu x %.0f ns ~ %.2f ms in target"
-             "  lost %llu\n",
+  fprintf(f, "  probe cpu %.2f ms (self %.2f + BPF %.2f %s)  in target: %llu hits ~ %.2f ms"
+             " (calibrated)  lost %llu\n",
           ms(cost.probe_cpu_ns), ms(cost.self_ns), ms(cost.bpf_ns),
-          tb_bpfcost_mode_name(r->bpfcost), cost.hits, cost.per_hit_ns,
-          ms(cost.target_est_ns), (unsigned long long)c->lost_events);
+          tb_bpfcost_mode_name(r->bpfcost), cost.hits, ms(cost.target_est_ns),
+          (unsigned long long)c->lost_events);
   if (!summary)
     return;
   if (on & TB_MODE_PROVIDER)

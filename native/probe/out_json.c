@@ -74,8 +74,9 @@ void tb_json_meta(FILE *f, const tb_report *r) {
   fprintf(f, ",\"interval_s\":%g,\"bpf_stats\":\"%s\"", s->opts->interval_s,
           tb_bpfcost_mode_name(r->bpfcost));
   if (r->cal && r->cal->done)
-    fprintf(f, ",\"calibration\":{\"per_hit_ns\":%.0f,\"bare_ns\":%.1f,\"hits\":%lu}",
-            r->cal->per_hit_ns, r->cal->bare_ns, r->cal->hits);
+    fprintf(f, ",\"calibration\":{\"per_hit_ns\":%.0f,\"bare_ns\":%.1f,\"hits\":%lu,"
+               "\"deep_per_call_ns\":%.0f}",
+            r->cal->per_hit_ns, r->cal->bare_ns, r->cal->hits, r->cal->deep_per_call_ns);
   else
     fputs(",\"calibration\":null", f);
   fputs("}\n", f);
@@ -195,6 +196,8 @@ void tb_json_report(FILE *f, const tb_report *r) {
   u64(f, "probe_bpf_ns", cost.bpf_ns);
   u64(f, "probe_hits", cost.hits);
   fprintf(f, ",\"per_hit_ns\":%.0f", cost.per_hit_ns);
+  if (on & TB_MODE_DEEP)
+    fprintf(f, ",\"deep_per_call_ns\":%.0f", cost.deep_per_call_ns);
   u64(f, "probe_target_est_ns", cost.target_est_ns);
   u64(f, "lost_events", r->d->c.lost_events);
   if (r->end_reason) {

@@ -353,15 +353,20 @@ int BPF_KRETPROBE(on_ssl_exit, long ret) {
   struct deep_start *st = bpf_map_lookup_elem(&deep_starts, &key);
   struct tb_counters *c = ctr();
   __u64 bytes = 0;
-  if (!st || !c || fn >= TB_DEEP_FNS)
+  if (!st || !c)
     return 0;
+  if (fn >= TB_DEEP_FNS) { /* calibration, not libssl */
+    bpf_map_delete_elem(&deep_starts, &key);
+    return 0;
+  }
   __sync_fetch_and_add(&c->deep_hits, 2);
   __sync_fetch_and_add(&c->deep_calls[fn], 1);
   hist_add(&deep_hist, (__u32)fn * 2, bpf_ktime_get_ns() - st->ts);
   if (fn == TB_DEEP_SSL_READ || fn == TB_DEEP_SSL_WRITE) {
-    if (ret > 0)
-      bytes = (__u64)ret;
-  } else if (fn != TB_DEEP_SSL_DO_HANDSHAKE && ret == 1 && st->ex_bytes_ptr) {
+    int n = (int)ret; /* the C return type is int: the upper half of rax is junk */
+    if (n > 0)
+      bytes = (__u64)n;
+  } else if (fn != TB_DEEP_SSL_DO_HANDSHAKE && (int)ret == 1 && st->ex_bytes_ptr) {
     bpf_probe_read_user(&bytes, sizeof bytes, (const void *)st->ex_bytes_ptr);
   }
   if (fn != TB_DEEP_SSL_DO_HANDSHAKE && bytes)
