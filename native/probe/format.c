@@ -3,7 +3,45 @@
 #include "format.h"
 #include "syscall_names.h"
 
+#include <stddef.h>
 #include <string.h>
+
+#define F(json, prom, help, member, mode) {json, prom, help, offsetof(struct tb_counters, member), mode}
+const tb_field tb_fields[] = {
+    F("handshakes", "handshakes", "TLS handshakes completed", handshakes, TB_MODE_PROVIDER),
+    F("resumed", "resumed_handshakes", "TLS handshakes that resumed a session", resumed, TB_MODE_PROVIDER),
+    F("client_handshakes", NULL, NULL, client_handshakes, TB_MODE_PROVIDER),
+    F("closes", "connections_closed", "engines freed", closes, TB_MODE_PROVIDER),
+    F("bytes_in", "tls_bytes_in", "TLS record bytes received (closed connections)", bytes_in,
+      TB_MODE_PROVIDER),
+    F("bytes_out", "tls_bytes_out", "TLS record bytes sent (closed connections)", bytes_out,
+      TB_MODE_PROVIDER),
+    F("records_in", "records_in", "TLS records received (closed connections)", records_in,
+      TB_MODE_PROVIDER),
+    F("records_out", "records_out", "TLS records sent (closed connections)", records_out,
+      TB_MODE_PROVIDER),
+    F("app_bytes_in", NULL, NULL, app_in, TB_MODE_PROVIDER),
+    F("app_bytes_out", NULL, NULL, app_out, TB_MODE_PROVIDER),
+    F("ssl_read_ns", NULL, NULL, ns_read, TB_MODE_PROVIDER),
+    F("ssl_write_ns", NULL, NULL, ns_write, TB_MODE_PROVIDER),
+    F("handshake_cpu_ns", NULL, NULL, ns_handshake, TB_MODE_PROVIDER),
+    F("jni_calls", "jni_calls", "engine operations (JNI crossings)", jni_calls, TB_MODE_PROVIDER),
+    F("errors", "errors", "engine errors", errors, TB_MODE_PROVIDER),
+    F("syscalls", "syscalls", "system calls made by the target", syscalls, TB_MODE_AGNOSTIC),
+    F("accepts", "accepts", "accepted connections", accepts, TB_MODE_AGNOSTIC),
+    F("connects", "connects", "outgoing connections", connects, TB_MODE_AGNOSTIC),
+    F("sys_bytes_in", NULL, NULL, sys_bytes_in, TB_MODE_AGNOSTIC),
+    F("sys_bytes_out", NULL, NULL, sys_bytes_out, TB_MODE_AGNOSTIC),
+    F("context_switches_in", NULL, NULL, switches, TB_MODE_AGNOSTIC),
+};
+#undef F
+const int tb_nfields = (int)(sizeof tb_fields / sizeof tb_fields[0]);
+
+unsigned long long tb_field_value(const tb_field *fl, const struct tb_counters *c) {
+  __u64 v;
+  memcpy(&v, (const char *)c + fl->off, sizeof v);
+  return v;
+}
 
 void tb_cost_of(const tb_report *r, tb_cost *out) {
   const tb_snapshot *d = r->d;

@@ -37,6 +37,18 @@ typedef struct tb_cost {
 } tb_cost;
 
 void tb_cost_of(const tb_report *r, tb_cost *out);
+
+/* The plain counters, named once for every format. */
+typedef struct tb_field {
+  const char *json;  /* JSON field */
+  const char *prom;  /* OpenMetrics family (tlsbridge_<prom>_total), NULL: JSON only */
+  const char *help;
+  size_t off;        /* in struct tb_counters */
+  unsigned mode;     /* TB_MODE_* that measures it */
+} tb_field;
+extern const tb_field tb_fields[];
+extern const int tb_nfields;
+unsigned long long tb_field_value(const tb_field *fl, const struct tb_counters *c);
 const char *tb_proto_name(unsigned v);
 const char *tb_io_name(int kind);
 const char *tb_deep_name(int fn);

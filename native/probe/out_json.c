@@ -29,6 +29,12 @@ static void u64(FILE *f, const char *name, unsigned long long v) {
   fprintf(f, ",\"%s\":%llu", name, v);
 }
 
+static void fields(FILE *f, const struct tb_counters *c, unsigned mode) {
+  for (int i = 0; i < tb_nfields; i++)
+    if (tb_fields[i].mode == mode)
+      u64(f, tb_fields[i].json, tb_field_value(&tb_fields[i], c));
+}
+
 static void modes(FILE *f, const char *name, unsigned m) {
   static const char *const n[] = {"provider", "agnostic", "deep"};
   int first = 1;
@@ -85,22 +91,8 @@ void tb_json_meta(FILE *f, const tb_report *r) {
 static void provider(FILE *f, const tb_report *r) {
   const tb_snapshot *d = r->d;
   const struct tb_counters *c = &d->c;
-  u64(f, "handshakes", c->handshakes);
-  u64(f, "resumed", c->resumed);
-  u64(f, "client_handshakes", c->client_handshakes);
-  u64(f, "closes", c->closes);
-  u64(f, "bytes_in", c->bytes_in);
-  u64(f, "bytes_out", c->bytes_out);
+  fields(f, c, TB_MODE_PROVIDER);
   fputs(",\"bytes_source\":\"library\"", f);
-  u64(f, "records_in", c->records_in);
-  u64(f, "records_out", c->records_out);
-  u64(f, "app_bytes_in", c->app_in);
-  u64(f, "app_bytes_out", c->app_out);
-  u64(f, "ssl_read_ns", c->ns_read);
-  u64(f, "ssl_write_ns", c->ns_write);
-  u64(f, "handshake_cpu_ns", c->ns_handshake);
-  u64(f, "jni_calls", c->jni_calls);
-  u64(f, "errors", c->errors);
   hist(f, "handshake_ns", d->hs_hist);
   fputs(",\"protocols\":{", f);
   for (int i = 0; i < d->nprotocols; i++)
@@ -135,7 +127,6 @@ static void agnostic(FILE *f, const tb_report *r) {
     first = 0;
   }
   fputc(']', f);
-  u64(f, "syscalls", c->syscalls);
   fputs(",\"syscalls_by_name\":{", f);
   first = 1;
   for (unsigned i = 0; i < TB_MAX_SYSCALL; i++) {
@@ -146,11 +137,7 @@ static void agnostic(FILE *f, const tb_report *r) {
     first = 0;
   }
   fputc('}', f);
-  u64(f, "accepts", c->accepts);
-  u64(f, "connects", c->connects);
-  u64(f, "sys_bytes_in", c->sys_bytes_in);
-  u64(f, "sys_bytes_out", c->sys_bytes_out);
-  u64(f, "context_switches_in", c->switches);
+  fields(f, c, TB_MODE_AGNOSTIC);
   fputs(",\"io_bytes\":{", f);
   first = 1;
   for (int k = 0; k < TB_IO_KINDS; k++)

@@ -10,6 +10,10 @@ static void counter(FILE *f, const tb_report *r, const char *name, const char *h
   fprintf(f, "tlsbridge_%s_total{pid=\"%d\"} %llu\n", name, pid_of(r), v);
 }
 
+static void family(FILE *f, const char *name, const char *help) {
+  fprintf(f, "# TYPE tlsbridge_%s histogram\n# HELP tlsbridge_%s %s\n", name, name, help);
+}
+
 static void hist(FILE *f, const tb_report *r, const char *name, const char *label,
                  const __u64 *h) {
   unsigned long long cum = 0;
@@ -26,48 +30,36 @@ static void hist(FILE *f, const tb_report *r, const char *name, const char *labe
   fprintf(f, "tlsbridge_%s_count{pid=\"%d\"%s} %llu\n", name, pid_of(r), label, cum);
 }
 
+static void labelled(FILE *f, const tb_report *r, const char *name, const char *key,
+                     const char *value, const __u64 *h) {
+  char label[64];
+  snprintf(label, sizeof label, ",%s=\"%s\"", key, value);
+  hist(f, r, name, label, h);
+}
+
 void tb_prom_report(FILE *f, const tb_report *r) {
   const tb_snapshot *d = r->d;
   const struct tb_counters *c = &d->c;
   unsigned on = r->s->modes_on;
   tb_cost cost;
+  for (int i = 0; i < tb_nfields; i++)
+    if ((on & tb_fields[i].mode) && tb_fields[i].prom)
+      counter(f, r, tb_fields[i].prom, tb_fields[i].help, tb_field_value(&tb_fields[i], c));
   if (on & TB_MODE_PROVIDER) {
-    counter(f, r, "handshakes", "TLS handshakes completed", c->handshakes);
-    counter(f, r, "resumed_handshakes", "TLS handshakes that resumed a session", c->resumed);
-    counter(f, r, "connections_closed", "engines freed", c->closes);
-    counter(f, r, "tls_bytes_in", "TLS record bytes received (closed connections)", c->bytes_in);
-    counter(f, r, "tls_bytes_out", "TLS record bytes sent (closed connections)", c->bytes_out);
-    counter(f, r, "records_in", "TLS records received (closed connections)", c->records_in);
-    counter(f, r, "records_out", "TLS records sent (closed connections)", c->records_out);
-    counter(f, r, "jni_calls", "engine operations (JNI crossings)", c->jni_calls);
-    counter(f, r, "errors", "engine errors", c->errors);
-    fputs("# TYPE tlsbridge_handshake_ns histogram\n"
-          "# HELP tlsbridge_handshake_ns handshake duration, first flight to done\n", f);
+    family(f, "handshake_ns", "handshake duration, first flight to done");
     hist(f, r, "handshake_ns", "", d->hs_hist);
   }
   if (on & TB_MODE_AGNOSTIC) {
     counter(f, r, "on_cpu_ns", "on-CPU time of the target's threads", d->on_cpu_ns);
-    counter(f, r, "syscalls", "system calls made by the target", c->syscalls);
-    counter(f, r, "accepts", "accepted connections", c->accepts);
-    counter(f, r, "connects", "outgoing connections", c->connects);
-    fputs("# TYPE tlsbridge_io_bytes histogram\n"
-          "# HELP tlsbridge_io_bytes bytes per read/write-family system call\n", f);
-    for (int k = 0; k < TB_IO_KINDS; k++) {
-      char label[48];
-      if (tb_hist_empty(d->io_hist[k]))
-        continue;
-      snprintf(label, sizeof label, ",syscall=\"%s\"", tb_io_name(k));
-      hist(f, r, "io_bytes", label, d->io_hist[k]);
-    }
+    family(f, "io_bytes", "bytes per read/write-family system call");
+    for (int k = 0; k < TB_IO_KINDS; k++)
+      if (!tb_hist_empty(d->io_hist[k]))
+        labelled(f, r, "io_bytes", "syscall", tb_io_name(k), d->io_hist[k]);
   }
   if (on & TB_MODE_DEEP) {
-    fputs("# TYPE tlsbridge_libssl_call_ns histogram\n"
-          "# HELP tlsbridge_libssl_call_ns latency of libssl calls (deep mode)\n", f);
-    for (int fn = 0; fn < TB_DEEP_FNS; fn++) {
-      char label[48];
-      snprintf(label, sizeof label, ",function=\"%s\"", tb_deep_name(fn));
-      hist(f, r, "libssl_call_ns", label, d->deep_hist[fn * 2]);
-    }
+    family(f, "libssl_call_ns", "latency of libssl calls (deep mode)");
+    for (int fn = 0; fn < TB_DEEP_FNS; fn++)
+      labelled(f, r, "libssl_call_ns", "function", tb_deep_name(fn), d->deep_hist[fn * 2]);
   }
   tb_cost_of(r, &cost);
   counter(f, r, "probe_cpu_ns", "CPU used by the probe: its process plus BPF run time",

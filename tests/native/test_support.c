@@ -1,4 +1,5 @@
 #include "test_support.h"
+#include "selfsigned.h"
 
 #include <string.h>
 #include <openssl/evp.h>
@@ -8,8 +9,7 @@ int tb_test_failures;
 
 tb_keymat *tb_test_keymat(const char *kind) {
   EVP_PKEY *pk = strcmp(kind, "rsa") == 0 ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256");
-  X509 *x = X509_new();
-  X509_NAME *n;
+  X509 *x = pk ? tb_test_selfsigned(pk, "localhost") : NULL;
   PKCS8_PRIV_KEY_INFO *p8;
   unsigned char *kder = NULL, *cder = NULL;
   int klen, clen;
@@ -17,17 +17,10 @@ tb_keymat *tb_test_keymat(const char *kind) {
   size_t lens[1];
   tb_error err;
   tb_keymat *k;
-  if (!pk || !x)
+  if (!pk || !x) {
+    EVP_PKEY_free(pk);
     return NULL;
-  X509_set_version(x, 2);
-  ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
-  X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(x), 86400);
-  X509_set_pubkey(x, pk);
-  n = X509_get_subject_name(x);
-  X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC, (const unsigned char *)"localhost", -1, -1, 0);
-  X509_set_issuer_name(x, n);
-  X509_sign(x, pk, EVP_sha256());
+  }
   p8 = EVP_PKEY2PKCS8(pk);
   klen = i2d_PKCS8_PRIV_KEY_INFO(p8, &kder);
   clen = i2d_X509(x, &cder);

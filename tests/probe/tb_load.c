@@ -17,6 +17,7 @@
  * --errors K ends with K server engines fed plain HTTP (K engine errors).
  */
 #include "tb.h"
+#include "selfsigned.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -53,20 +54,10 @@ static void die(const char *what) {
 }
 
 static void make_identity(void) {
-  X509_NAME *n;
   key = EVP_EC_gen("P-256");
-  cert = X509_new();
-  if (!key || !cert)
-    die("cannot make a key");
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-  X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 86400);
-  X509_set_pubkey(cert, key);
-  n = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC, (const unsigned char *)"localhost", -1, -1, 0);
-  X509_set_issuer_name(cert, n);
-  if (!X509_sign(cert, key, EVP_sha256()))
-    die("cannot sign the certificate");
+  cert = key ? tb_test_selfsigned(key, "localhost") : NULL;
+  if (!cert)
+    die("cannot make a key and certificate");
 }
 
 #define SYM(field, name)                                  \
