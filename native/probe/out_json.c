@@ -74,7 +74,10 @@ void tb_json_meta(FILE *f, const tb_report *r) {
   fputs(",\"jdk\":", f);
   tb_json_str(f, r->meta->jdk);
   fputs(",\"openssl\":", f);
-  tb_json_str(f, r->meta->openssl);
+  if (r->meta->openssl[0])
+    tb_json_str(f, r->meta->openssl);
+  else
+    fputs("null", f); /* no libcrypto mapped: SunJSSE, or not loaded yet */
   lib(f, "library", &s->lib, s->have_lib);
   lib(f, "libssl", &s->libssl, s->have_libssl);
   fprintf(f, ",\"interval_s\":%g,\"bpf_stats\":\"%s\"", s->opts->interval_s,

@@ -82,6 +82,9 @@ static int check_target(tb_session *s, const tb_opts *o) {
   if (r < 0)
     return fail("cannot look at PID %d: %s", o->pid, strerror(errno));
   tb_pid_comm(o->pid, comm, sizeof comm);
+  r = tb_tgid_of(o->pid);
+  if (r > 0 && r != o->pid)
+    return fail("%d is a thread of process %d: use -p %d", o->pid, r, r);
   s->is_jvm = tb_is_jvm(o->pid, &s->jvm);
   s->have_lib = o->lib_path || tb_find_mapping(o->pid, "libtlsbridge", &s->lib) == 1;
   s->have_libssl = tb_find_mapping(o->pid, "libssl.so", &s->libssl) == 1;
@@ -195,12 +198,16 @@ static const char *run(loop *L, struct ring_buffer *rb) {
         fprintf(stderr, "tlsbridge-probe: libtlsbridge appeared (%s): provider mode attached\n",
                 L->s->lib.shown);
       ring_buffer__consume(rb);
-      if (tb_snapshot_take(L->s, &L->cost, &cur) == 0) {
-        if (o->interval_s > 0 && !o->quiet_intervals)
-          report(L, "interval", &cur, &L->prev, NULL);
-        refresh_prom(L, &cur);
-        tb_snapshot_free(&L->prev);
-        L->prev = cur;
+      /* with no intervals to print and no OpenMetrics to refresh, only the
+       * final summary reads the maps */
+      if ((o->interval_s > 0 && !o->quiet_intervals) || o->prom_file || L->prom_fd >= 0) {
+        if (tb_snapshot_take(L->s, &L->cost, &cur) == 0) {
+          if (o->interval_s > 0 && !o->quiet_intervals)
+            report(L, "interval", &cur, &L->prev, NULL);
+          refresh_prom(L, &cur);
+          tb_snapshot_free(&L->prev);
+          L->prev = cur;
+        }
       }
       L->errs.len = 0;
       L->errs.json[0] = 0;

@@ -26,6 +26,21 @@ int tb_pid_exists(int pid) {
   return errno == ENOENT ? 0 : -1;
 }
 
+int tb_tgid_of(int tid) {
+  char p[64], line[256];
+  int tgid = -1;
+  FILE *f;
+  snprintf(p, sizeof p, "/proc/%d/status", tid);
+  f = fopen(p, "r");
+  if (!f)
+    return -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Tgid: %d", &tgid) == 1)
+      break;
+  fclose(f);
+  return tgid;
+}
+
 int tb_pid_comm(int pid, char *buf, size_t len) { return tb_tid_comm(pid, pid, buf, len); }
 
 int tb_tid_comm(int pid, int tid, char *buf, size_t len) {

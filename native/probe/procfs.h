@@ -15,6 +15,8 @@ typedef struct tb_mapped {
 
 /* 1 process exists, 0 no such process, -1 other error (errno set). */
 int tb_pid_exists(int pid);
+/* The thread-group (process) id of a task id, or -1. */
+int tb_tgid_of(int tid);
 /* The command name (comm) of pid into buf. */
 int tb_pid_comm(int pid, char *buf, size_t len);
 int tb_tid_comm(int pid, int tid, char *buf, size_t len);
