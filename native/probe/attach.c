@@ -43,7 +43,7 @@ int tb_session_load(tb_session *s, const tb_opts *o) {
   bpf_program__set_autoload(skel->progs.on_close, provider);
   bpf_program__set_autoload(skel->progs.on_error, provider);
   bpf_program__set_autoload(skel->progs.on_switch, agnostic);
-  bpf_program__set_autoload(skel->progs.on_sys_exit, agnostic);
+  bpf_program__set_autoload(skel->progs.on_sys_exit, agnostic && !o->no_syscalls);
   bpf_program__set_autoload(skel->progs.on_ssl_enter, deep);
   bpf_program__set_autoload(skel->progs.on_ssl_exit, deep);
   err = probe_bpf__load(skel);
@@ -102,7 +102,9 @@ int tb_attach_provider(tb_session *s) {
 int tb_attach_agnostic(tb_session *s) {
   if (s->modes_on & TB_MODE_AGNOSTIC)
     return 0;
-  if (add_link(s, bpf_program__attach(s->skel->progs.on_switch), "sched_switch") ||
+  if (add_link(s, bpf_program__attach(s->skel->progs.on_switch), "sched_switch"))
+    return -1;
+  if (!s->opts->no_syscalls &&
       add_link(s, bpf_program__attach(s->skel->progs.on_sys_exit), "sys_exit"))
     return -1;
   s->modes_on |= TB_MODE_AGNOSTIC;

@@ -27,11 +27,11 @@ const tb_field tb_fields[] = {
     F("handshake_cpu_ns", NULL, NULL, ns_handshake, TB_MODE_PROVIDER),
     F("jni_calls", "jni_calls", "engine operations (JNI crossings)", jni_calls, TB_MODE_PROVIDER),
     F("errors", "errors", "engine errors", errors, TB_MODE_PROVIDER),
-    F("syscalls", "syscalls", "system calls made by the target", syscalls, TB_MODE_AGNOSTIC),
-    F("accepts", "accepts", "accepted connections", accepts, TB_MODE_AGNOSTIC),
-    F("connects", "connects", "outgoing connections", connects, TB_MODE_AGNOSTIC),
-    F("sys_bytes_in", NULL, NULL, sys_bytes_in, TB_MODE_AGNOSTIC),
-    F("sys_bytes_out", NULL, NULL, sys_bytes_out, TB_MODE_AGNOSTIC),
+    F("syscalls", "syscalls", "system calls made by the target", syscalls, TB_MODE_SYSCALLS),
+    F("accepts", "accepts", "accepted connections", accepts, TB_MODE_SYSCALLS),
+    F("connects", "connects", "outgoing connections", connects, TB_MODE_SYSCALLS),
+    F("sys_bytes_in", NULL, NULL, sys_bytes_in, TB_MODE_SYSCALLS),
+    F("sys_bytes_out", NULL, NULL, sys_bytes_out, TB_MODE_SYSCALLS),
     F("context_switches_in", NULL, NULL, switches, TB_MODE_AGNOSTIC),
 };
 #undef F
@@ -113,6 +113,13 @@ void tb_json_str(FILE *f, const char *s) {
       fputc(ch, f);
   }
   fputc('"', f);
+}
+
+unsigned tb_measured(const tb_report *r) {
+  unsigned m = r->s->modes_on;
+  if ((m & TB_MODE_AGNOSTIC) && !r->s->opts->no_syscalls)
+    m |= TB_MODE_SYSCALLS;
+  return m;
 }
 
 int tb_has_provider(const tb_report *r) { return (r->s->modes_on & TB_MODE_PROVIDER) != 0; }

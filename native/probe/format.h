@@ -59,4 +59,6 @@ int tb_hist_empty(const __u64 *h);
 void tb_json_str(FILE *f, const char *s);
 /* Whether the report carries provider-mode numbers (bytes_in is TLS bytes). */
 int tb_has_provider(const tb_report *r);
+/* The modes attached, plus TB_MODE_SYSCALLS when that part of agnostic runs. */
+unsigned tb_measured(const tb_report *r);
 #endif

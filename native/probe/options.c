@@ -28,6 +28,8 @@ static const char USAGE[] =
     "      --lib PATH          libtlsbridge to probe (default: found in /proc/PID/maps)\n"
     "      --threads N         threads listed per interval in human output (default 5)\n"
     "      --any-process       allow a target that is not a JVM\n"
+    "      --no-syscalls       agnostic mode without syscall counts and I/O sizes: the\n"
+    "                          syscall tracepoint runs for every process on the machine\n"
     "      --no-calibrate      skip the per-hit cost calibration at start\n"
     "      --bpf-stats MODE    BPF run-time accounting: sampled (default: 250 ms every 5 s),\n"
     "                          always (exact, adds ~25 ns to every program run), off\n"
@@ -89,7 +91,8 @@ const char *tb_modes_str(unsigned m) {
   return buf;
 }
 
-enum { O_PROM = 256, O_PROM_PORT, O_PROM_BIND, O_LIB, O_THREADS, O_ANY, O_NOCAL, O_SUMMARY, O_STATS };
+enum { O_PROM = 256, O_PROM_PORT, O_PROM_BIND, O_LIB, O_THREADS, O_ANY, O_NOCAL, O_SUMMARY, O_STATS,
+       O_NOSYS };
 
 int tb_parse_options(int argc, char **argv, tb_opts *o) {
   static const struct option longs[] = {
@@ -104,6 +107,7 @@ int tb_parse_options(int argc, char **argv, tb_opts *o) {
       {"any-process", no_argument, 0, O_ANY},   {"no-calibrate", no_argument, 0, O_NOCAL},
       {"summary-only", no_argument, 0, O_SUMMARY},
       {"bpf-stats", required_argument, 0, O_STATS},
+      {"no-syscalls", no_argument, 0, O_NOSYS},
       {0, 0, 0, 0}};
   int c;
   double v;
@@ -151,6 +155,7 @@ int tb_parse_options(int argc, char **argv, tb_opts *o) {
     case O_ANY: o->any_process = 1; break;
     case O_NOCAL: o->no_calibrate = 1; break;
     case O_SUMMARY: o->quiet_intervals = 1; break;
+    case O_NOSYS: o->no_syscalls = 1; break;
     case O_STATS:
       if (strcmp(optarg, "sampled") == 0)
         o->bpf_stats = 0;

@@ -5,6 +5,9 @@
 #define TB_MODE_PROVIDER 0x1u
 #define TB_MODE_AGNOSTIC 0x2u
 #define TB_MODE_DEEP 0x4u
+/* Not a mode of its own: what agnostic's syscall program measures (off
+ * with --no-syscalls). */
+#define TB_MODE_SYSCALLS 0x8u
 
 typedef struct tb_opts {
   int pid;
@@ -23,6 +26,7 @@ typedef struct tb_opts {
   int verbose;           /* libbpf debug output */
   int any_process;       /* allow a non-JVM target in agnostic/deep mode */
   int bpf_stats;         /* enum tb_bpfcost_mode */
+  int no_syscalls;       /* agnostic without the syscall tracepoint */
 } tb_opts;
 
 /* 0 ok, 1 help printed (exit 0), -1 error printed (exit 2). */

@@ -125,11 +125,13 @@ void tb_human_report(FILE *f, const tb_report *r, int timestamps, int threads_to
       fprintf(f, "        error samples: [%s]\n", r->errors_json);
   }
   if (on & TB_MODE_AGNOSTIC) {
-    fprintf(f, "  JVM   on-CPU %.1f ms  syscalls %llu  accepts %llu  connects %llu  "
-               "socket/file bytes in %s out %s\n",
-            ms(d->on_cpu_ns), (unsigned long long)c->syscalls, (unsigned long long)c->accepts,
-            (unsigned long long)c->connects, sz(c->sys_bytes_in, a, sizeof a),
-            sz(c->sys_bytes_out, b, sizeof b));
+    fprintf(f, "  JVM   on-CPU %.1f ms", ms(d->on_cpu_ns));
+    if (tb_measured(r) & TB_MODE_SYSCALLS)
+      fprintf(f, "  syscalls %llu  accepts %llu  connects %llu  socket/file bytes in %s out %s",
+              (unsigned long long)c->syscalls, (unsigned long long)c->accepts,
+              (unsigned long long)c->connects, sz(c->sys_bytes_in, a, sizeof a),
+              sz(c->sys_bytes_out, b, sizeof b));
+    fputc('\n', f);
     threads(f, d, summary ? (threads_top > 10 ? threads_top : 10) : threads_top);
   }
   if (on & TB_MODE_DEEP) {
@@ -148,7 +150,7 @@ void tb_human_report(FILE *f, const tb_report *r, int timestamps, int threads_to
     return;
   if (on & TB_MODE_PROVIDER)
     hist(f, "handshake duration", "ns", d->hs_hist);
-  if (on & TB_MODE_AGNOSTIC)
+  if (tb_measured(r) & TB_MODE_SYSCALLS)
     for (int k = 0; k < TB_IO_KINDS; k++) {
       char title[64];
       snprintf(title, sizeof title, "bytes per %s()", tb_io_name(k));

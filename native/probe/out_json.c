@@ -114,11 +114,6 @@ static void agnostic(FILE *f, const tb_report *r) {
   const tb_snapshot *d = r->d;
   const struct tb_counters *c = &d->c;
   int first = 1;
-  if (!tb_has_provider(r)) {
-    u64(f, "bytes_in", c->sys_bytes_in);
-    u64(f, "bytes_out", c->sys_bytes_out);
-    fputs(",\"bytes_source\":\"syscalls\"", f);
-  }
   u64(f, "on_cpu_ns", d->on_cpu_ns);
   fputs(",\"threads\":[", f);
   for (size_t i = 0; i < d->nthreads; i++) {
@@ -130,8 +125,19 @@ static void agnostic(FILE *f, const tb_report *r) {
     first = 0;
   }
   fputc(']', f);
+  fields(f, c, TB_MODE_AGNOSTIC);
+}
+
+static void syscalls(FILE *f, const tb_report *r) {
+  const tb_snapshot *d = r->d;
+  const struct tb_counters *c = &d->c;
+  int first = 1;
+  if (!tb_has_provider(r)) {
+    u64(f, "bytes_in", c->sys_bytes_in);
+    u64(f, "bytes_out", c->sys_bytes_out);
+    fputs(",\"bytes_source\":\"syscalls\"", f);
+  }
   fputs(",\"syscalls_by_name\":{", f);
-  first = 1;
   for (unsigned i = 0; i < TB_MAX_SYSCALL; i++) {
     if (!d->syscalls[i])
       continue;
@@ -140,7 +146,7 @@ static void agnostic(FILE *f, const tb_report *r) {
     first = 0;
   }
   fputc('}', f);
-  fields(f, c, TB_MODE_AGNOSTIC);
+  fields(f, c, TB_MODE_SYSCALLS);
   fputs(",\"io_bytes\":{", f);
   first = 1;
   for (int k = 0; k < TB_IO_KINDS; k++)
@@ -178,6 +184,8 @@ void tb_json_report(FILE *f, const tb_report *r) {
     provider(f, r);
   if (on & TB_MODE_AGNOSTIC)
     agnostic(f, r);
+  if (tb_measured(r) & TB_MODE_SYSCALLS)
+    syscalls(f, r);
   if (on & TB_MODE_DEEP)
     deep(f, r);
   tb_cost_of(r, &cost);

@@ -43,7 +43,7 @@ void tb_prom_report(FILE *f, const tb_report *r) {
   unsigned on = r->s->modes_on;
   tb_cost cost;
   for (int i = 0; i < tb_nfields; i++)
-    if ((on & tb_fields[i].mode) && tb_fields[i].prom)
+    if ((tb_measured(r) & tb_fields[i].mode) && tb_fields[i].prom)
       counter(f, r, tb_fields[i].prom, tb_fields[i].help, tb_field_value(&tb_fields[i], c));
   if (on & TB_MODE_PROVIDER) {
     family(f, "handshake_ns", "handshake duration, first flight to done");
@@ -51,6 +51,8 @@ void tb_prom_report(FILE *f, const tb_report *r) {
   }
   if (on & TB_MODE_AGNOSTIC) {
     counter(f, r, "on_cpu_ns", "on-CPU time of the target's threads", d->on_cpu_ns);
+  }
+  if (tb_measured(r) & TB_MODE_SYSCALLS) {
     family(f, "io_bytes", "bytes per read/write-family system call");
     for (int k = 0; k < TB_IO_KINDS; k++)
       if (!tb_hist_empty(d->io_hist[k]))

@@ -239,7 +239,13 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     struct tb_thread *t;
     now = bpf_ktime_get_ns();
     if (cur->tid == tid && cur->since_ns) {
+      /* The scheduler's own account of the slice, as schedstat and
+       * getrusage report it: it leaves out interrupt and steal time that
+       * the wall clock between the two switches would include. */
       __u64 delta = now - cur->since_ns;
+      __u64 run = BPF_CORE_READ(prev, se.sum_exec_runtime);
+      if (cur->runtime0 && run >= cur->runtime0 && run - cur->runtime0 <= delta)
+        delta = run - cur->runtime0;
       t = bpf_map_lookup_elem(&threads, &tid);
       if (!t) {
         struct tb_thread fresh = {};
@@ -258,11 +264,13 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     }
     cur->tid = 0;
     cur->since_ns = 0;
+    cur->runtime0 = 0;
   }
   if (BPF_CORE_READ(next, tgid) == (int)target_tgid) {
     struct tb_counters *c = ctr();
     cur->tid = BPF_CORE_READ(next, pid);
     cur->since_ns = bpf_ktime_get_ns();
+    cur->runtime0 = BPF_CORE_READ(next, se.sum_exec_runtime);
     if (c)
       c->switches++;
   }

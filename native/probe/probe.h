@@ -74,6 +74,7 @@ struct tb_oncpu {
   __u32 tid;
   __u32 pad;
   __u64 since_ns;
+  __u64 runtime0;  /* the task's se.sum_exec_runtime when it came on */
 };
 
 struct tb_suite {
