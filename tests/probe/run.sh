@@ -119,6 +119,28 @@ else
   bad "deleted library reached via /proc/PID/map_files" "$(head -1 "$PROBE_OUT")"
 fi
 
+# --- provider mode attaching when the library appears after the probe started ---
+late="provider attaches when libtlsbridge is loaded later"
+if start_load late "$LIB" --late-load 2.5 40 200 100 1000 &&
+   start_probe late -p "$LOAD_PID" --any-process --mode provider,agnostic --json -i 0.5; then
+  echo go >&"$LOAD_FD"
+  if finish_load; then
+    sleep 0.5; stop_probe
+    t=$(grep '^{' "$LOAD_OUT")
+    if [[ $(head -1 "$PROBE_OUT" | jq -c .modes) == '["agnostic"]' ]] && grep -q "provider mode attached" "$PROBE_ERR" &&
+       [[ $(field .handshakes) == $(jq .handshakes <<<"$t") && $(field .bytes_out) == $(jq .bytes_out <<<"$t") ]]; then
+      ok "$late" "$(field .handshakes) handshakes after a late attach"
+    else
+      bad "$late" "meta modes $(head -1 "$PROBE_OUT" | jq -c .modes), handshakes $(field .handshakes) vs $(jq .handshakes <<<"$t"), stderr: $(cat "$PROBE_ERR")"
+    fi
+  else
+    bad "$late" "load did not finish: $(cat "$T/late.err")"; stop_probe
+  fi
+  end_load
+else
+  bad "$late" "could not start: $(cat "$T/late.err" "$T/late.perr" 2>/dev/null)"
+fi
+
 # --- JSON shape: meta first, summary last, the documented fields present ---
 json_shape() {
   local f=$1 msgs=()
@@ -222,7 +244,8 @@ if start_server jsse sunjsse; then
   expect_error "error: JVM without tlsbridge in provider mode" "libtlsbridge is not loaded" \
     "$PROBE" -p "$SRV_PID" --mode provider -d 1
   # --- 2. agnostic on-CPU vs schedstat over the same window ---
-  if start_probe agn -p "$SRV_PID" --mode agnostic --json -i 1; then
+  # provider is requested too: on a SunJSSE JVM it must wait and say so while agnostic runs
+  if start_probe agn -p "$SRV_PID" --mode provider,agnostic --json -i 1; then
     schedstat >"$T/s0"
     load_for 3
     schedstat >"$T/s1"
@@ -239,6 +262,11 @@ if start_server jsse sunjsse; then
     else
       bad "agnostic on-CPU within 10% of schedstat (SunJSSE)" \
         "probe $seen vs schedstat $truth (all $total); accepts $acc syscalls $sys write-hist $wr"
+    fi
+    if grep -q "libtlsbridge is not loaded" "$PROBE_ERR" && [[ $(head -1 "$PROBE_OUT" | jq -c .modes) == '["agnostic"]' ]]; then
+      ok "library not loaded: agnostic still works, provider waits"
+    else
+      bad "library not loaded: agnostic still works, provider waits" "stderr: $(cat "$PROBE_ERR"); meta: $(head -1 "$PROBE_OUT")"
     fi
     n=$(jq -s '[.[] | select(.type=="interval")] | length' "$PROBE_OUT")
     names=$(field '[.threads[].name] | join(",")')

@@ -15,6 +15,8 @@
  * extracts its library to /tmp does. --seconds runs a timed keep-alive load
  * and adds requests_per_s to the truth (the overhead benchmark's figure).
  * --errors K ends with K server engines fed plain HTTP (K engine errors).
+ * --late-load S loads the library only after "go", then waits S seconds
+ * before the load (as a provider loading it on first use).
  */
 #include "tb.h"
 #include "selfsigned.h"
@@ -227,7 +229,7 @@ static double now_s(void) {
 int main(int argc, char **argv) {
   char line[64];
   int unlinked = 0, a = 2;
-  double seconds = 0, t0, elapsed;
+  double seconds = 0, late = 0, t0, elapsed;
   long conns = 0, errors = 0, requests, i;
   size_t req, resp;
   tb_error err;
@@ -239,14 +241,16 @@ int main(int argc, char **argv) {
       seconds = atof(argv[++a]);
     else if (strcmp(argv[a], "--errors") == 0 && argc > a + 1)
       errors = atol(argv[++a]);
+    else if (strcmp(argv[a], "--late-load") == 0 && argc > a + 1)
+      late = atof(argv[++a]);
     else
       break;
   }
   if (seconds <= 0 && argc > a)
     conns = atol(argv[a++]);
   if (argc != a + 3 || (seconds <= 0 && conns <= 0)) {
-    fprintf(stderr, "usage: tb_load LIB [--unlink] [--errors K] (CONNS | --seconds S) REQUESTS "
-                    "REQ_BYTES RESP_BYTES\n");
+    fprintf(stderr, "usage: tb_load LIB [--unlink] [--errors K] [--late-load S] (CONNS | --seconds S) "
+                    "REQUESTS REQ_BYTES RESP_BYTES\n");
     return 2;
   }
   requests = atol(argv[a]);
@@ -254,15 +258,24 @@ int main(int argc, char **argv) {
   resp = (size_t)atol(argv[a + 2]);
   if (req > 65536 || resp > 65536)
     die("request and response sizes are at most 65536");
-  load_api(argv[1], unlinked);
   make_identity();
-  ctx = api.ctx_new(&err);
-  if (!ctx)
-    die(err.msg);
+  if (late <= 0)
+    load_api(argv[1], unlinked);
   printf("ready %d\n", (int)getpid());
   fflush(stdout);
   if (!fgets(line, sizeof line, stdin))
     return 1;
+  if (late > 0) {
+    /* a provider that loads its library on first use: the probe must
+     * notice the new mapping and attach before the load starts */
+    load_api(argv[1], unlinked);
+    printf("loaded\n");
+    fflush(stdout);
+    usleep((useconds_t)(late * 1e6));
+  }
+  ctx = api.ctx_new(&err);
+  if (!ctx)
+    die(err.msg);
   t0 = now_s();
   if (seconds > 0) {
     while (now_s() - t0 < seconds)
