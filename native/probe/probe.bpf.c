@@ -226,24 +226,25 @@ int BPF_USDT(on_calibrate, __u64 i) {
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
+  /* tp_btf arguments are trusted kernel pointers: plain loads (with CO-RE
+   * relocations) instead of probe-read helper calls, since this runs on
+   * every context switch of the machine. */
   __u32 zero = 0;
   struct tb_oncpu *cur = bpf_map_lookup_elem(&oncpu, &zero);
-  struct tb_counters *runs = ctr();
-  __u64 now;
-  if (runs)
-    runs->runs_switch++;
-  if (!cur)
+  struct tb_counters *c = ctr();
+  if (!cur || !c)
     return 0;
-  if (BPF_CORE_READ(prev, tgid) == (int)target_tgid) {
-    __u32 tid = BPF_CORE_READ(prev, pid);
+  c->runs_switch++;
+  if (prev->tgid == (int)target_tgid) {
+    __u32 tid = prev->pid;
     struct tb_thread *t;
-    now = bpf_ktime_get_ns();
     if (cur->tid == tid && cur->since_ns) {
       /* The scheduler's own account of the slice, as schedstat and
        * getrusage report it: it leaves out interrupt and steal time that
        * the wall clock between the two switches would include. */
-      __u64 delta = now - cur->since_ns;
-      __u64 run = BPF_CORE_READ(prev, se.sum_exec_runtime);
+      __u64 delta = bpf_ktime_get_ns() - cur->since_ns;
+      __u64 run = prev->se.sum_exec_runtime;
+      int fresh_entry = 0;
       if (cur->runtime0 && run >= cur->runtime0 && run - cur->runtime0 <= delta)
         delta = run - cur->runtime0;
       t = bpf_map_lookup_elem(&threads, &tid);
@@ -252,27 +253,26 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
         /* EEXIST means another CPU inserted it first: look it up again */
         bpf_map_update_elem(&threads, &tid, &fresh, BPF_NOEXIST);
         t = bpf_map_lookup_elem(&threads, &tid);
+        fresh_entry = 1;
       }
       if (t) {
         __sync_fetch_and_add(&t->on_cpu_ns, delta);
-        bpf_probe_read_kernel_str(t->comm, sizeof t->comm, prev->comm);
+        /* names change rarely (a JVM names a thread once, early) */
+        if (fresh_entry || (t->switches_in++ & 63) == 0)
+          bpf_probe_read_kernel_str(t->comm, sizeof t->comm, prev->comm);
       } else {
-        struct tb_counters *c = ctr();
-        if (c)
-          __sync_fetch_and_add(&c->lost_events, 1);
+        __sync_fetch_and_add(&c->lost_events, 1);
       }
     }
     cur->tid = 0;
     cur->since_ns = 0;
     cur->runtime0 = 0;
   }
-  if (BPF_CORE_READ(next, tgid) == (int)target_tgid) {
-    struct tb_counters *c = ctr();
-    cur->tid = BPF_CORE_READ(next, pid);
+  if (next->tgid == (int)target_tgid) {
+    cur->tid = next->pid;
     cur->since_ns = bpf_ktime_get_ns();
-    cur->runtime0 = BPF_CORE_READ(next, se.sum_exec_runtime);
-    if (c)
-      c->switches++;
+    cur->runtime0 = next->se.sum_exec_runtime;
+    c->switches++;
   }
   return 0;
 }
@@ -308,7 +308,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret) {
   c->runs_syscall++;
   if (!is_target())
     return 0;
-  id = BPF_CORE_READ(regs, orig_ax);
+  id = regs->orig_ax; /* trusted tp_btf pointer: a plain load */
   c->syscalls++;
   key = (__u32)id;
   if (key < TB_MAX_SYSCALL) {
