@@ -65,7 +65,15 @@ detach() { # prints the probe's own cost line for the log
   tail -1 "$T/probe.out" | jq -r '"    \(.modes | join(",")): probe_cpu_ns=\(.probe_cpu_ns) (self \(.probe_self_cpu_ns), bpf \(.probe_bpf_ns)) hits=\(.probe_hits) target_est_ns=\(.probe_target_est_ns) lost=\(.lost_events)"' >>"$T/cost.log"
 }
 
-run_driver() { # MODE -> requests/s
+# Each runner prints "REQUESTS_PER_S CPU_NS_PER_REQUEST": throughput, and the
+# target's own CPU per request (BPF programs run in the target's context and
+# are charged to it), which background load on a shared machine disturbs far
+# less than throughput.
+TICK_NS=$((1000000000 / $(getconf CLK_TCK)))
+cpu_ns() { awk -v t="$TICK_NS" '{sub(/.*\) /, ""); split($0, f, " "); printf "%.0f\n", (f[12] + f[13]) * t}' "/proc/$1/stat"; }
+per_req() { jq -rn --argjson rps "$1" --argjson cpu "$2" --argjson s "$3" '"\($rps) \($cpu / ($rps * $s) | round)"'; }
+
+run_driver() { # MODE
   mkfifo "$T/d.in"
   "$LOAD" "$LIB" --seconds "$SECS" 100 200 2000 <"$T/d.in" >"$T/d.out" 2>&1 &
   local lp=$!
@@ -78,7 +86,7 @@ run_driver() { # MODE -> requests/s
   exec {fd}>&-
   wait "$lp"
   rm -f "$T/d.in"
-  grep '^{' "$T/d.out" | jq .requests_per_s
+  grep '^{' "$T/d.out" | jq -r '"\(.requests_per_s) \(.cpu_ns / .requests | round)"'
 }
 
 start_jvm() {
@@ -101,17 +109,21 @@ start_jvm() {
 }
 run_jvm() { # MODE
   attach "$JPID" "$1" || return 1
-  local r
+  local r c0 c1 t0 t1
+  c0=$(cpu_ns "$JPID"); t0=$(date +%s.%N)
   r=$(wrk -t1 -c4 -d"${SECS}s" "https://127.0.0.1:$JPORT/" | awk '/Requests\/sec/{print $2}')
+  c1=$(cpu_ns "$JPID"); t1=$(date +%s.%N)
   detach
-  echo "$r"
+  per_req "$r" $((c1 - c0)) "$(echo "$t1 - $t0" | bc)"
 }
 run_hook() { # MODE
   attach "$OVERHEAD_PID" "$1" || return 1
-  local r
+  local r c0 c1 t0 t1
+  c0=$(cpu_ns "$OVERHEAD_PID"); t0=$(date +%s.%N)
   r=$(bash -c "$OVERHEAD_LOAD_CMD" | tail -1)
+  c1=$(cpu_ns "$OVERHEAD_PID"); t1=$(date +%s.%N)
   detach
-  echo "$r"
+  per_req "$r" $((c1 - c0)) "$(echo "$t1 - $t0" | bc)"
 }
 
 FAILED=0
@@ -126,15 +138,24 @@ measure() { # NAME RUNNER
       printf '  round %d %-18s %s\n' "$r" "$c" "$v"
     done
   done
-  local base pa deep rpa rdeep
-  base=$(median <"$T/res.none"); pa=$(median <"$T/res.provider,agnostic"); deep=$(median <"$T/res.deep")
+  local base pa deep rpa rdeep cbase cpa cdeep
+  col() { awk -v c="$1" '{print $c}' "$2"; }
+  base=$(col 1 "$T/res.none" | median); pa=$(col 1 "$T/res.provider,agnostic" | median)
+  deep=$(col 1 "$T/res.deep" | median)
+  cbase=$(col 2 "$T/res.none" | median); cpa=$(col 2 "$T/res.provider,agnostic" | median)
+  cdeep=$(col 2 "$T/res.deep" | median)
   # the verdict uses each round's own ratio (runs seconds apart share the
   # machine's background load), then the median over rounds
-  rpa=$(paste "$T/res.provider,agnostic" "$T/res.none" | awk '{print $1 / $2}' | median)
-  rdeep=$(paste "$T/res.deep" "$T/res.none" | awk '{print $1 / $2}' | median)
+  rpa=$(paste "$T/res.provider,agnostic" "$T/res.none" | awk '{print $1 / $3}' | median)
+  rdeep=$(paste "$T/res.deep" "$T/res.none" | awk '{print $1 / $3}' | median)
   echo "== $name: medians of $ROUNDS interleaved rounds of ${SECS}s"
-  jq -rn --argjson b "$base" --argjson p "$pa" --argjson d "$deep" --argjson rp "$rpa" --argjson rd "$rdeep" \
-    '"  no probe            \($b) /s\n  provider,agnostic   \($p) /s  (median of per-round ratios: \($rp * 1000 | round / 10)%)\n  deep (heavy)        \($d) /s  (median of per-round ratios: \($rd * 1000 | round / 10)%)"'
+  printf '  %-20s %12s %10s %16s %10s\n' config "requests/s" "vs none" "target ns/req" "vs none"
+  printf '  %-20s %12s %10s %16s %10s\n' none "$base" "" "$cbase" ""
+  printf '  %-20s %12s %9.1f%% %16s %+9.1f%%\n' provider,agnostic "$pa" "$(echo "$rpa * 100" | bc -l)" "$cpa" \
+    "$(echo "($cpa / $cbase - 1) * 100" | bc -l)"
+  printf '  %-20s %12s %9.1f%% %16s %+9.1f%%\n' "deep (heavy)" "$deep" "$(echo "$rdeep * 100" | bc -l)" "$cdeep" \
+    "$(echo "($cdeep / $cbase - 1) * 100" | bc -l)"
+  echo "  (requests/s vs none: median of per-round ratios; target ns/req: the target's CPU per request)"
   echo "  probe's own cost per run:"; cat "$T/cost.log"
   if jq -en --argjson r "$rpa" '$r >= 0.97' >/dev/null; then
     echo "PASS $name: provider,agnostic keeps >= 97% of throughput"

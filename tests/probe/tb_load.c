@@ -220,6 +220,12 @@ static void failed_connection(SSL_CTX *ctx) {
   api.engine_free(s);
 }
 
+static uint64_t cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -230,6 +236,7 @@ int main(int argc, char **argv) {
   char line[64];
   int unlinked = 0, a = 2;
   double seconds = 0, late = 0, t0, elapsed;
+  uint64_t cpu0, cpu;
   long conns = 0, errors = 0, requests, i;
   size_t req, resp;
   tb_error err;
@@ -277,6 +284,7 @@ int main(int argc, char **argv) {
   if (!ctx)
     die(err.msg);
   t0 = now_s();
+  cpu0 = cpu_ns();
   if (seconds > 0) {
     while (now_s() - t0 < seconds)
       one_connection(ctx, (int)requests, req, resp);
@@ -285,13 +293,15 @@ int main(int argc, char **argv) {
       one_connection(ctx, (int)(requests / conns + (i < requests % conns)), req, resp);
   }
   elapsed = now_s() - t0;
+  cpu = cpu_ns() - cpu0;
   for (i = 0; i < errors; i++)
     failed_connection(ctx);
   printf("{\"handshakes\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"app_bytes_in\":%llu,"
          "\"app_bytes_out\":%llu,\"connections\":%llu,\"requests\":%llu,\"seconds\":%.3f,"
-         "\"requests_per_s\":%.1f,\"errors\":%llu}\n",
+         "\"requests_per_s\":%.1f,\"errors\":%llu,\"cpu_ns\":%llu}\n",
          truth.handshakes, truth.bytes_in, truth.bytes_out, truth.app_in, truth.app_out, truth.conns,
-         truth.requests, elapsed, (double)truth.requests / elapsed, truth.errors);
+         truth.requests, elapsed, (double)truth.requests / elapsed, truth.errors,
+         (unsigned long long)cpu);
   fflush(stdout);
   while (fgets(line, sizeof line, stdin))
     ;
