@@ -83,6 +83,23 @@ start_probe() {
 stop_probe() { kill -INT "$PROBE_PID" 2>/dev/null; wait "$PROBE_PID"; }
 field() { tail -1 "$PROBE_OUT" | jq -r "$1"; }
 
+# --- the probe sites in libtlsbridge: 5-byte nops, each with a semaphore ---
+sites() {
+  local notes locs bad_sites=() n=0 loc sema
+  command -v readelf >/dev/null && command -v objdump >/dev/null || { echo "readelf/objdump missing"; return 1; }
+  notes=$(readelf -n "$LIB" | grep -A3 'Provider: tlsbridge$')
+  objdump -d "$LIB" >"$T/lib.dis"
+  while read -r loc sema; do
+    n=$((n + 1))
+    ((sema != 0)) || bad_sites+=("$loc has no semaphore")
+    grep -qE "^ *$(printf '%x' "$loc"):\s+0f 1f 44 00 00 " "$T/lib.dis" || bad_sites+=("$loc is not a 5-byte nop")
+  done < <(awk '/Location:/{gsub(",", ""); print $2, $6}' <<<"$notes")
+  for name in handshake close error; do grep -q "Name: $name$" <<<"$notes" || bad_sites+=("no tlsbridge:$name"); done
+  ((${#bad_sites[@]} == 0)) || { echo "${bad_sites[*]}"; return 1; }
+  echo "$n sites"
+}
+if r=$(sites); then ok "USDT sites are 5-byte nops with semaphores" "$r"; else bad "USDT sites are 5-byte nops with semaphores" "$r"; fi
+
 # --- 1. provider mode counts against the driver's own truth ---
 provider_counts() { # NAME LOADARGS...
   local name=$1; shift
@@ -160,7 +177,9 @@ json_shape "$PROBE_OUT"
 
 # --- deep mode on the driver: libssl calls seen ---
 if start_load deep "$LIB" 50 200 100 1000 && start_probe deep -p "$LOAD_PID" --mode deep --json -i 0; then
-  echo go >&"$LOAD_FD"; finish_load; stop_probe
+  echo go >&"$LOAD_FD"; finish_load
+  kill -TERM "$PROBE_PID"; wait "$PROBE_PID"
+  [[ $(field .end) == SIGTERM ]] && ok "SIGTERM ends with the summary" || bad "SIGTERM ends with the summary" "last: $(tail -1 "$PROBE_OUT" | cut -c1-200)"
   r=$(field '.deep.SSL_read.calls'); w=$(field '.deep.SSL_write.calls'); h=$(field '.deep.SSL_do_handshake.calls')
   if ((r >= 200 && w >= 200 && h >= 100)); then
     ok "deep mode sees SSL_read/SSL_write/SSL_do_handshake" "$r/$w/$h calls, probe cpu $(field .probe_cpu_ns) ns"
