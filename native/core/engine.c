@@ -401,7 +401,10 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
       if (se == SSL_ERROR_ZERO_RETURN) {
         e->flags |= TB_F_PEER_CLOSED | TB_F_IN_DONE;
         queue_close_notify(e);
-        return finish(e, r, TB_CLOSED);
+        /* Plaintext that came before the close_notify is reported as OK:
+         * callers commonly drop the data of a CLOSED result. The next
+         * unwrap says CLOSED. */
+        return finish(e, r, r->produced > 0 ? TB_OK : TB_CLOSED);
       }
       if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE) {
         fail(e, TB_ERR_PROTOCOL, "cannot read TLS record");
