@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/err.h>
+#include <openssl/rand.h>
 
 tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err) {
   tb_engine *e = calloc(1, sizeof *e);
@@ -98,6 +99,21 @@ int tb_engine_begin(tb_engine *e) {
   return 0;
 }
 
+/* TLS 1.2 sessions carried by tickets have no id in OpenSSL, but JSSE
+ * promises one (Tomcat exposes it as ssl_session_id). A random id is given
+ * to the connection's own new session; it travels inside the ticket, so a
+ * resumed session reports the same id. */
+static void give_session_id(tb_engine *e) {
+  SSL_SESSION *s = SSL_get_session(e->ssl);
+  unsigned int len = 0;
+  unsigned char id[32];
+  if (!s || SSL_session_reused(e->ssl))
+    return;
+  SSL_SESSION_get_id(s, &len);
+  if (len == 0 && RAND_bytes(id, sizeof id) == 1)
+    SSL_SESSION_set1_id(s, id, sizeof id);
+}
+
 /* One handshake step: 1 finished, 0 needs I/O, 2 needs a task, -1 failed. */
 int tb_hs_step(tb_engine *e) {
   int rc, ssl_err;
@@ -116,6 +132,7 @@ int tb_hs_step(tb_engine *e) {
   if (rc == 1) {
     e->flags |= TB_F_HS_DONE | TB_F_FIN_PENDING;
     e->task = TB_TASK_NONE;
+    give_session_id(e);
     tb_trace_handshake(e);
     return 1;
   }
