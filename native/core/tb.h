@@ -79,6 +79,9 @@ typedef struct tb_engine {
   int hello_ready;                   /* client-hello task done */
   int error_pending;                 /* err holds an error not yet reported */
   STACK_OF(X509) *pending_chain;     /* peer chain awaiting the verify task, leaf first */
+  uint16_t cert_sigalgs[48];         /* the client's signature_algorithms_cert, if sent */
+  int n_cert_sigalgs;                /* -1 when the extension was absent */
+  int hello_seen;
   tb_error err;
   tb_stats stats;
   void *owner;                       /* the glue layer's handle on its peer object */

@@ -91,7 +91,7 @@ public final class Handshaker {
     private void learn(long ssl) {
         session.protocol = Native.protocol(ssl);
         session.cipherSuite = Native.cipher(ssl);
-        session.peerSigAlgs = SignatureSchemes.names(Native.peerSigAlgs(ssl));
+        session.peerSigAlgs = SignatureSchemes.names(Native.peerCertSigAlgs(ssl));
         if (!cfg.clientMode()) {
             String sni = Native.serverName(ssl);
             session.requestedServerNames = sni == null ? List.of() : List.of(new javax.net.ssl.SNIHostName(sni));

@@ -94,6 +94,9 @@ public final class Native {
 
     public static native int[] peerSigAlgs(long engine);
 
+    /** signature_algorithms_cert when the peer sent it, else {@link #peerSigAlgs}. */
+    public static native int[] peerCertSigAlgs(long engine);
+
     public static native String serverName(long engine);
 
     public static native byte[][] clientCaNames(long engine);
