@@ -80,37 +80,8 @@ static int cert_cb(SSL *ssl, void *arg) {
   return -1; /* SSL_ERROR_WANT_X509_LOOKUP: Java's KeyManager chooses */
 }
 
-/* Keeps what the ClientHello says that OpenSSL has no getter for: the
- * signature_algorithms_cert list, which is what a KeyManager must match a
- * certificate chain against (JSSE reports it as the peer's supported
- * signature algorithms). */
-static void save_cert_sigalgs(tb_engine *e, SSL *ssl) {
-  const unsigned char *p;
-  size_t len, i, n = 0;
-  e->n_cert_sigalgs = -1;
-  if (!SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_signature_algorithms_cert, &p, &len) || len < 2)
-    return;
-  len = len - 2 < (size_t)((p[0] << 8) | p[1]) ? len - 2 : (size_t)((p[0] << 8) | p[1]);
-  for (i = 0; i + 1 < len && n < sizeof e->cert_sigalgs / sizeof e->cert_sigalgs[0]; i += 2)
-    e->cert_sigalgs[n++] = (uint16_t)((p[2 + i] << 8) | p[3 + i]);
-  e->n_cert_sigalgs = (int)n;
-}
-
-static int hello_cb(SSL *ssl, int *alert, void *arg) {
-  tb_engine *e = tb_engine_of(ssl);
-  (void)alert;
-  (void)arg;
-  if (!e)
-    return SSL_CLIENT_HELLO_SUCCESS;
-  if (!e->hello_seen) {
-    save_cert_sigalgs(e, ssl);
-    e->hello_seen = 1;
-  }
-  return SSL_CLIENT_HELLO_SUCCESS;
-}
-
 void tb_install_callbacks(SSL_CTX *ctx) {
-  SSL_CTX_set_client_hello_cb(ctx, hello_cb, NULL);
+  tb_install_extensions(ctx);
   SSL_CTX_set_cert_verify_callback(ctx, verify_cb, NULL);
   SSL_CTX_set_cert_cb(ctx, cert_cb, NULL);
 }

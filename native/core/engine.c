@@ -33,10 +33,12 @@ tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err) {
   }
   SSL_set_bio(e->ssl, bio, bio);
   e->verify_result = -1;
+  e->alpn_choice_len = -1;
   if (client) {
     e->flags |= TB_F_CLIENT;
     SSL_set_connect_state(e->ssl);
     SSL_set_verify(e->ssl, SSL_VERIFY_PEER, NULL);
+    SSL_set_post_handshake_auth(e->ssl, 1); /* servers may ask for a certificate later (TLS 1.3) */
   } else {
     SSL_set_accept_state(e->ssl);
   }
@@ -52,6 +54,7 @@ void tb_engine_free(tb_engine *e) {
     SSL_free(e->ssl); /* drops the SSL_CTX reference */
   }
   sk_X509_pop_free(e->pending_chain, X509_free);
+  tb_extensions_free(e);
   tb_io_free(&e->io);
   OPENSSL_cleanse(&e->err, sizeof e->err);
   free(e);
@@ -186,6 +189,8 @@ int tb_engine_hs_status(tb_engine *e, int consume_finished) {
   }
   if (queued)
     return TB_HS_NEED_WRAP;
+  if (f & TB_F_PHA)
+    return TB_HS_NEED_UNWRAP;
   if (f & TB_F_FIN_PENDING) {
     if (consume_finished)
       e->flags &= ~TB_F_FIN_PENDING;
@@ -436,6 +441,10 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
       fail_msg(e, TB_ERR_SSL, "post-handshake output exceeds the engine's queue");
       return finish(e, r, TB_CLOSED);
     }
+    if ((e->flags & TB_F_PHA) && SSL_get0_peer_certificate(e->ssl)) {
+      e->flags = (e->flags & ~TB_F_PHA) | TB_F_FIN_PENDING; /* the late client certificate is in */
+      break;
+    }
     if (e->io.in_pos == 0 || e->io.spill_len > 0)
       break; /* e.g. a KeyUpdate wants an answer: NEED_WRAP */
   }
@@ -463,6 +472,30 @@ int tb_engine_close_inbound(tb_engine *e) {
   if (truncated)
     tb_engine_close_outbound(e);
   return truncated;
+}
+
+/* TLS 1.3 post-handshake authentication: a server asks an established
+ * client for its certificate (Tomcat's CLIENT-CERT on one path). */
+int tb_engine_request_pha(tb_engine *e, int need) {
+  int mode = SSL_VERIFY_PEER | SSL_VERIFY_POST_HANDSHAKE | (need ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0);
+  if ((e->flags & TB_F_CLIENT) || !(e->flags & TB_F_HS_DONE) || SSL_version(e->ssl) < TLS1_3_VERSION) {
+    tb_err_set(&e->err, TB_ERR_STATE, "post-handshake authentication needs an established TLS 1.3 server");
+    return -1;
+  }
+  SSL_set_verify(e->ssl, mode, NULL);
+  e->verify_result = -1;
+  ERR_clear_error();
+  if (!SSL_verify_client_post_handshake(e->ssl)) {
+    tb_err_from_openssl(&e->err, TB_ERR_SSL, "cannot request a client certificate");
+    return -1;
+  }
+  /* writes the CertificateRequest into the spill queue: NEED_WRAP */
+  if (SSL_do_handshake(e->ssl) <= 0 && e->io.spill_len == 0) {
+    tb_err_from_openssl(&e->err, TB_ERR_SSL, "cannot send the CertificateRequest");
+    return -1;
+  }
+  e->flags |= TB_F_PHA;
+  return 0;
 }
 
 void tb_engine_set_verify_result(tb_engine *e, int ok, int x509_err) {

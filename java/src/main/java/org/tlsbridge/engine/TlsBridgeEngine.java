@@ -85,7 +85,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
 
     public TlsBridgeEngine(ContextState ctx, String host, int port) {
         super(host, port);
-        this.cfg = new EngineConfig(ctx, host, false, false);
+        this.cfg = new EngineConfig(ctx, host, port, false, false);
         this.cleanable = Cleaners.CLEANER.register(this, handle);
     }
 
@@ -446,6 +446,14 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
                 throw new SSLException("engine is closed");
             }
             long p = ssl();
+            if (!cfg.clientMode() && cfg.clientAuth() != EngineConfig.AUTH_NONE
+                    && Results.stateHandshakeDone(Native.state(p)) && "TLSv1.3".equals(session.getProtocol())
+                    && session.peerCerts == null) {
+                // A server that wants a client certificate after the fact:
+                // TLS 1.3 post-handshake authentication.
+                Native.requestPostHandshakeAuth(p, cfg.clientAuth() == EngineConfig.AUTH_NEED);
+                return;
+            }
             Native.begin(p);
         } finally {
             lock.unlock();
@@ -669,12 +677,21 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
 
     @Override
     public String getApplicationProtocol() {
-        return session == TlsBridgeSession.NULL_SESSION ? null : "";
+        return session.applicationProtocol();
     }
 
     @Override
     public String getHandshakeApplicationProtocol() {
-        return null;
+        lock.lock();
+        try {
+            long p = handle.ptr;
+            if (p == 0 || handshaker == null || Results.stateHandshakeDone(Native.state(p))) {
+                return null;
+            }
+            return handshaker.handshakeApplicationProtocol(p);
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
