@@ -27,4 +27,5 @@ TB_DECLARE_METHODS(library)
 TB_DECLARE_METHODS(context)
 TB_DECLARE_METHODS(engine)
 TB_DECLARE_METHODS(session)
+TB_DECLARE_METHODS(extensions)
 #endif
