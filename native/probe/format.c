@@ -101,16 +101,35 @@ int tb_hist_empty(const __u64 *h) {
   return 1;
 }
 
-void tb_json_str(FILE *f, const char *s) {
+/* Length of the valid UTF-8 sequence at s, 0 if it is not one. Thread names
+ * are cut at 15 bytes by the kernel, often in the middle of a character. */
+static int utf8_len(const unsigned char *s) {
+  int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : 0;
+  for (int i = 1; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+  return n;
+}
+
+void tb_json_str(FILE *f, const char *str) {
+  const unsigned char *s = (const unsigned char *)str;
   fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
+  while (*s) {
+    unsigned char ch = *s;
+    int n;
     if (ch == '"' || ch == '\\')
       fprintf(f, "\\%c", ch);
     else if (ch < 0x20)
       fprintf(f, "\\u%04x", ch);
-    else
+    else if (ch < 0x80)
       fputc(ch, f);
+    else if ((n = utf8_len(s)) > 0) {
+      fwrite(s, 1, (size_t)n, f);
+      s += n;
+      continue;
+    } else
+      fputs("\\ufffd", f);
+    s++;
   }
   fputc('"', f);
 }

@@ -52,7 +52,7 @@ static int on_error_event(void *ctx, void *data, size_t size) {
   errbuf *eb = ctx;
   const struct tb_error_event *ev = data;
   FILE *f;
-  char item[512];
+  char item[1280]; /* a 160-byte message escapes to at most 960 */
   if (size < sizeof *ev || eb->count >= 8)
     return 0;
   f = fmemopen(item, sizeof item, "w");

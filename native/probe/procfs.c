@@ -17,13 +17,23 @@
 
 static const char DELETED[] = " (deleted)";
 
+/* A zombie (exited, not yet reaped by its parent) counts as gone: it will
+ * never run again. */
 int tb_pid_exists(int pid) {
-  char p[64];
-  struct stat st;
-  snprintf(p, sizeof p, "/proc/%d", pid);
-  if (stat(p, &st) == 0)
-    return 1;
-  return errno == ENOENT ? 0 : -1;
+  char p[64], buf[512], *close_paren;
+  size_t n;
+  FILE *f;
+  snprintf(p, sizeof p, "/proc/%d/stat", pid);
+  f = fopen(p, "r");
+  if (!f)
+    return errno == ENOENT || errno == ESRCH ? 0 : -1;
+  n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  close_paren = strrchr(buf, ')');
+  if (close_paren && close_paren[1] == ' ' && (close_paren[2] == 'Z' || close_paren[2] == 'X'))
+    return 0;
+  return 1;
 }
 
 int tb_tgid_of(int tid) {

@@ -158,8 +158,10 @@ int tb_snapshot_take(const tb_session *s, const tb_bpfcost *cost, tb_snapshot *s
     percpu_rows(bpf_map__fd(s->skel->maps.syscall_counts), snap->syscalls, TB_MAX_SYSCALL);
     percpu_rows(bpf_map__fd(s->skel->maps.io_hist), &snap->io_hist[0][0],
                 TB_IO_KINDS * TB_HIST_SLOTS);
-    if (read_threads(s, snap))
+    if (read_threads(s, snap)) {
+      tb_snapshot_free(snap);
       return -1;
+    }
   }
   if (m & TB_MODE_DEEP)
     percpu_rows(bpf_map__fd(s->skel->maps.deep_hist), &snap->deep_hist[0][0],
