@@ -258,7 +258,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
       if (t) {
         __sync_fetch_and_add(&t->on_cpu_ns, delta);
         /* names change rarely (a JVM names a thread once, early) */
-        if (fresh_entry || (t->switches_in++ & 63) == 0)
+        if (fresh_entry || (t->switch_outs++ & 63) == 0)
           bpf_probe_read_kernel_str(t->comm, sizeof t->comm, prev->comm);
       } else {
         __sync_fetch_and_add(&c->lost_events, 1);

@@ -7,7 +7,7 @@
 #include <linux/types.h> /* the BPF side gets these from vmlinux.h */
 #endif
 
-#define TB_HIST_SLOTS 64  /* log2 buckets: slot k holds [2^k, 2^(k+1)), slot 0 also holds 0 */
+#define TB_HIST_SLOTS 64  /* log2 buckets: slot k >= 1 holds [2^k, 2^(k+1)), slot 0 holds 0 and 1 */
 #define TB_MAX_SYSCALL 512
 #define TB_MAX_THREADS 8192
 #define TB_COMM_LEN 16
@@ -64,7 +64,7 @@ struct tb_conn_stats {
 /* Per-thread on-CPU time (agnostic mode), keyed by TID. */
 struct tb_thread {
   __u64 on_cpu_ns;
-  __u64 switches_in;
+  __u64 switch_outs;     /* paces the refresh of comm */
   char comm[TB_COMM_LEN];
 };
 
