@@ -114,7 +114,7 @@ provider_counts() { # NAME LOADARGS...
   local truth msgs=() k t p
   truth=$(grep '^{' "$LOAD_OUT")
   [[ $(field .type) == summary ]] || msgs+=("last JSON line is not the summary")
-  for k in handshakes bytes_in bytes_out app_bytes_in app_bytes_out errors; do
+  for k in handshakes resumed bytes_in bytes_out app_bytes_in app_bytes_out errors; do
     t=$(jq -r ".$k" <<<"$truth"); p=$(field ".$k")
     within "$p" "$t" 1 || msgs+=("$k: probe $p vs truth $t")
   done
@@ -127,7 +127,8 @@ provider_counts() { # NAME LOADARGS...
   end_load
 }
 provider_counts "provider counts vs truth (C driver)" --errors 5 300 3000 200 2000
-provider_counts "provider counts, library deleted after load" --unlink 100 500 100 4000
+provider_counts "provider counts, library deleted after load, resumed sessions" --unlink --resume 100 500 100 4000
+if (($(field .resumed) < 100)); then bad "resumed handshakes seen" "resumed $(field .resumed)"; else ok "resumed handshakes seen" "$(field .resumed) of $(field .handshakes)"; fi
 # the deleted-library run must really have gone through a deleted path
 if head -1 "$PROBE_OUT" | jq -e '.type == "meta" and .library.deleted == true and
      (.library.opened_as | test("map_files"))' >/dev/null; then

@@ -15,6 +15,7 @@
  * extracts its library to /tmp does. --seconds runs a timed keep-alive load
  * and adds requests_per_s to the truth (the overhead benchmark's figure).
  * --errors K ends with K server engines fed plain HTTP (K engine errors).
+ * --resume makes each connection offer the previous one's session.
  * --late-load S loads the library only after "go", then waits S seconds
  * before the load (as a provider loading it on first use).
  */
@@ -44,7 +45,7 @@ static struct api {
 } api;
 
 static struct truth {
-  unsigned long long handshakes, bytes_in, bytes_out, app_in, app_out, conns, requests, errors;
+  unsigned long long handshakes, resumed, bytes_in, bytes_out, app_in, app_out, conns, requests, errors;
 } truth;
 
 static EVP_PKEY *key;
@@ -176,6 +177,10 @@ static void handshake(tb_engine *c, tb_engine *s, wire *c2s, wire *s2c) {
   die("handshake did not finish");
 }
 
+/* --resume: each connection offers the session of the one before */
+static int resume;
+static SSL_SESSION *resume_from;
+
 static void one_connection(SSL_CTX *ctx, int requests, size_t req, size_t resp) {
   static wire c2s, s2c;
   static uint8_t reqbuf[1 << 16], respbuf[1 << 16];
@@ -184,7 +189,10 @@ static void one_connection(SSL_CTX *ctx, int requests, size_t req, size_t resp) 
   if (!c || !s)
     die("engine_new failed");
   c2s.len = s2c.len = 0;
+  if (resume_from && !SSL_set_session(c->ssl, resume_from))
+    die("cannot offer the saved session");
   handshake(c, s, &c2s, &s2c);
+  truth.resumed += (unsigned long long)(SSL_session_reused(c->ssl) + SSL_session_reused(s->ssl));
   for (int i = 0; i < requests; i++) {
     send_on(c, reqbuf, req, &c2s);
     truth.app_out += req;
@@ -193,6 +201,10 @@ static void one_connection(SSL_CTX *ctx, int requests, size_t req, size_t resp) 
     truth.app_out += resp;
     truth.app_in += recv_on(c, &s2c);
     truth.requests++;
+  }
+  if (resume) { /* after the requests: TLS 1.3 tickets arrive with the first response */
+    SSL_SESSION_free(resume_from);
+    resume_from = SSL_get1_session(c->ssl);
   }
   api.close_outbound(c);
   send_on(c, NULL, 0, &c2s);
@@ -248,6 +260,8 @@ int main(int argc, char **argv) {
       seconds = atof(argv[++a]);
     else if (strcmp(argv[a], "--errors") == 0 && argc > a + 1)
       errors = atol(argv[++a]);
+    else if (strcmp(argv[a], "--resume") == 0)
+      resume = 1;
     else if (strcmp(argv[a], "--late-load") == 0 && argc > a + 1)
       late = atof(argv[++a]);
     else
@@ -256,7 +270,7 @@ int main(int argc, char **argv) {
   if (seconds <= 0 && argc > a)
     conns = atol(argv[a++]);
   if (argc != a + 3 || (seconds <= 0 && conns <= 0)) {
-    fprintf(stderr, "usage: tb_load LIB [--unlink] [--errors K] [--late-load S] (CONNS | --seconds S) "
+    fprintf(stderr, "usage: tb_load LIB [--unlink] [--errors K] [--resume] [--late-load S] (CONNS | --seconds S) "
                     "REQUESTS REQ_BYTES RESP_BYTES\n");
     return 2;
   }
@@ -296,15 +310,16 @@ int main(int argc, char **argv) {
   cpu = cpu_ns() - cpu0;
   for (i = 0; i < errors; i++)
     failed_connection(ctx);
-  printf("{\"handshakes\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"app_bytes_in\":%llu,"
+  printf("{\"handshakes\":%llu,\"resumed\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"app_bytes_in\":%llu,"
          "\"app_bytes_out\":%llu,\"connections\":%llu,\"requests\":%llu,\"seconds\":%.3f,"
          "\"requests_per_s\":%.1f,\"errors\":%llu,\"cpu_ns\":%llu}\n",
-         truth.handshakes, truth.bytes_in, truth.bytes_out, truth.app_in, truth.app_out, truth.conns,
+         truth.handshakes, truth.resumed, truth.bytes_in, truth.bytes_out, truth.app_in, truth.app_out, truth.conns,
          truth.requests, elapsed, (double)truth.requests / elapsed, truth.errors,
          (unsigned long long)cpu);
   fflush(stdout);
   while (fgets(line, sizeof line, stdin))
     ;
+  SSL_SESSION_free(resume_from);
   api.ctx_free(ctx);
   return 0;
 }
