@@ -44,7 +44,8 @@ typedef struct tb_error {
   char msg[384];
 } tb_error;
 
-/* Counters the library keeps per connection; the probe reads them at close. */
+/* Counters the library keeps per connection; the probe reads them at close.
+ * Append only: native/probe/probe.h mirrors this layout (tb_load checks it). */
 typedef struct tb_stats {
   uint64_t bytes_in, bytes_out;      /* TLS bytes (records) */
   uint64_t app_in, app_out;          /* plaintext bytes */

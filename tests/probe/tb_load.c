@@ -20,9 +20,11 @@
  * before the load (as a provider loading it on first use).
  */
 #include "tb.h"
+#include "probe.h"
 #include "selfsigned.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,22 @@
 #include <unistd.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
+
+/* The probe reads tb_stats through its own mirror of the layout. */
+#define SAME_FIELD(f) _Static_assert(offsetof(tb_stats, f) == offsetof(struct tb_conn_stats, f), \
+                                     "probe.h's tb_conn_stats no longer matches tb_stats: " #f)
+SAME_FIELD(bytes_in);
+SAME_FIELD(bytes_out);
+SAME_FIELD(app_in);
+SAME_FIELD(app_out);
+SAME_FIELD(records_in);
+SAME_FIELD(records_out);
+SAME_FIELD(ns_read);
+SAME_FIELD(ns_write);
+SAME_FIELD(ns_handshake);
+SAME_FIELD(calls);
+SAME_FIELD(hs_start_ns);
+_Static_assert(sizeof(tb_stats) == sizeof(struct tb_conn_stats), "tb_stats grew: mirror it in probe.h");
 
 static struct api {
   SSL_CTX *(*ctx_new)(tb_error *);
