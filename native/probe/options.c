@@ -47,6 +47,14 @@ static int parse_num(const char *opt, const char *s, double lo, double hi, doubl
   return 0;
 }
 
+static int parse_int(const char *opt, const char *s, int lo, int hi, int *out) {
+  double v;
+  if (parse_num(opt, s, lo, hi, &v))
+    return -1;
+  *out = (int)v;
+  return 0;
+}
+
 static int parse_modes(const char *s, unsigned *out) {
   char buf[128], *tok, *save = NULL;
   unsigned m = 0;
@@ -110,7 +118,6 @@ int tb_parse_options(int argc, char **argv, tb_opts *o) {
       {"no-syscalls", no_argument, 0, O_NOSYS},
       {0, 0, 0, 0}};
   int c;
-  double v;
   memset(o, 0, sizeof *o);
   o->pid = -1;
   o->interval_s = 1;
@@ -119,9 +126,8 @@ int tb_parse_options(int argc, char **argv, tb_opts *o) {
   while ((c = getopt_long(argc, argv, "p:d:i:m:Tjvh", longs, NULL)) != -1) {
     switch (c) {
     case 'p':
-      if (parse_num("-p", optarg, 1, 2147483647, &v))
+      if (parse_int("-p", optarg, 1, 2147483647, &o->pid))
         return -1;
-      o->pid = (int)v;
       break;
     case 'd':
       if (parse_num("-d", optarg, 0, 31536000, &o->duration_s))
@@ -141,16 +147,14 @@ int tb_parse_options(int argc, char **argv, tb_opts *o) {
     case 'h': fputs(USAGE, stdout); return 1;
     case O_PROM: o->prom_file = optarg; break;
     case O_PROM_PORT:
-      if (parse_num("--prometheus-port", optarg, 1, 65535, &v))
+      if (parse_int("--prometheus-port", optarg, 1, 65535, &o->prom_port))
         return -1;
-      o->prom_port = (int)v;
       break;
     case O_PROM_BIND: o->prom_bind = optarg; break;
     case O_LIB: o->lib_path = optarg; break;
     case O_THREADS:
-      if (parse_num("--threads", optarg, 0, 1000, &v))
+      if (parse_int("--threads", optarg, 0, 1000, &o->threads_top))
         return -1;
-      o->threads_top = (int)v;
       break;
     case O_ANY: o->any_process = 1; break;
     case O_NOCAL: o->no_calibrate = 1; break;
