@@ -86,17 +86,22 @@ static void group_runs(const struct tb_counters *c, uint64_t *runs) {
   runs[TB_G_DEEP] = c->deep_hits;
 }
 
-/* A group that has run but was never sampled would count as free: sample
- * it now rather than at the next period. */
-static int unsampled(const tb_bpfcost *b, const tb_session *s) {
+/* A group that has run a lot but was never sampled would count as free:
+ * sample it now rather than at the next period. Rare runs (a few USDT hits)
+ * cost little in total and would otherwise keep reopening windows. */
+#define UNSAMPLED_RUNS 1000
+static int unsampled(tb_bpfcost *b, const tb_session *s) {
   struct tb_counters c;
   uint64_t runs[TB_GROUPS];
+  int due = 0;
   tb_read_counters(s, &c);
   group_runs(&c, runs);
   for (int g = 0; g < TB_GROUPS; g++)
-    if (runs[g] && !b->rc[g])
-      return 1;
-  return 0;
+    if (!b->rc[g] && runs[g] >= b->runs_at_window[g] + UNSAMPLED_RUNS)
+      due = 1;
+  if (due)
+    memcpy(b->runs_at_window, runs, sizeof runs);
+  return due;
 }
 
 uint64_t tb_bpfcost_tick(tb_bpfcost *b, const tb_session *s, uint64_t now) {

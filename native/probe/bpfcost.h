@@ -24,6 +24,7 @@ typedef struct tb_bpfcost {
   uint64_t closed_at;      /* when the last window ended */
   uint64_t rt0[TB_GROUPS], rc0[TB_GROUPS]; /* at window start */
   uint64_t rt[TB_GROUPS], rc[TB_GROUPS];   /* summed over closed windows */
+  uint64_t runs_at_window[TB_GROUPS];      /* run counts when an extra window opened */
 } tb_bpfcost;
 
 void tb_bpfcost_init(tb_bpfcost *b, int mode);

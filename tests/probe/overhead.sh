@@ -74,6 +74,7 @@ cpu_ns() { awk -v t="$TICK_NS" '{sub(/.*\) /, ""); split($0, f, " "); printf "%.
 per_req() { jq -rn --argjson rps "$1" --argjson cpu "$2" --argjson s "$3" '"\($rps) \($cpu / ($rps * $s) | round)"'; }
 
 run_driver() { # MODE
+  rm -f "$T/d.out" # a stale "ready" from the last run would be read as this one's
   mkfifo "$T/d.in"
   "$LOAD" "$LIB" --seconds "$SECS" 100 200 2000 <"$T/d.in" >"$T/d.out" 2>&1 &
   local lp=$!
