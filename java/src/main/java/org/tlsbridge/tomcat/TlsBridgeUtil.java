@@ -100,6 +100,11 @@ public class TlsBridgeUtil extends SSLUtilBase {
         String[] c = ciphers;
         if (c == null) {
             String spec = sslHostConfig.getCiphers();
+            String tls13 = TomcatVersions.tls13CipherSuites(sslHostConfig);
+            if (tls13 != null && !tls13.isBlank()) {
+                // Tomcat 11: TLS 1.3 suites in their own attribute; OpenSSL takes them in this order
+                spec = tls13 + ":" + spec;
+            }
             CipherConfig.Result r;
             try {
                 r = CipherConfig.resolve(spec);
@@ -113,7 +118,7 @@ public class TlsBridgeUtil extends SSLUtilBase {
             if (!r.skipped.isEmpty()) {
                 String msg = "ciphers=\"" + spec + "\": suites OpenSSL selected that tlsbridge does not enable: "
                         + r.skipped;
-                if (spec.equals(SSLHostConfig.DEFAULT_TLS_CIPHERS)) {
+                if (sslHostConfig.getCiphers().equals(TomcatVersions.defaultCiphers())) {
                     log.debug(msg);
                 } else {
                     log.warn(msg);
