@@ -7,6 +7,7 @@ import java.util.Set;
 import javax.net.ssl.SSLException;
 import org.tlsbridge.context.CipherSuites;
 import org.tlsbridge.internal.Native;
+import org.tlsbridge.internal.NativeLibrary;
 
 /**
  * Tomcat's {@code ciphers} attribute, in OpenSSL syntax, as Java/IANA names,
@@ -30,6 +31,7 @@ final class CipherConfig {
     }
 
     static Result resolve(String spec) throws SSLException {
+        NativeLibrary.ensureLoaded();
         CipherSuites suites = CipherSuites.get();
         List<String> unknown = new ArrayList<>();
         String openssl = toOpenSsl(spec, suites, unknown);

@@ -23,6 +23,7 @@ import java.util.List;
 import org.apache.tomcat.util.file.ConfigFileLoader;
 import org.apache.tomcat.util.file.ConfigurationSource;
 import org.tlsbridge.internal.Native;
+import org.tlsbridge.internal.NativeLibrary;
 
 /**
  * PEM keys and certificates named by Tomcat's configuration, decoded by
@@ -106,6 +107,7 @@ final class PemFiles {
      * copied to an owner-only temporary file for the moment it is read).
      */
     private static Local local(String location) throws IOException {
+        NativeLibrary.ensureLoaded();
         ConfigurationSource.Resource r = ConfigFileLoader.getSource().getResource(location);
         URI uri = r.getURI();
         if (uri != null && "file".equals(uri.getScheme())) {
