@@ -139,7 +139,8 @@ public class TlsBridgeUtil extends SSLUtilBase {
         log.info("TLS virtual host [" + sslHostConfig.getHostName() + "], certificate type ["
                 + certificate.getType() + "]: tlsbridge " + TlsBridgeProvider.tlsbridgeVersion() + " on "
                 + TlsBridgeProvider.openSslVersion() + (negotiableProtocols.isEmpty() ? ""
-                        : ", ALPN protocols offered " + negotiableProtocols));
+                        : "; upgrade protocols " + negotiableProtocols
+                                + " are negotiated only where the tlsbridge engine supports ALPN"));
         return new TlsBridgeSSLContext(sslHostConfig.getSslProtocol(), options);
     }
 

@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.regex.Matcher;
+import java.util.stream.Stream;
 import java.util.regex.Pattern;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.util.ServerInfo;
@@ -27,7 +28,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -150,17 +153,21 @@ class TomcatHttpsTest {
         assertTrue(tc.logged(", OpenSSL 3."), "start line does not name OpenSSL's version");
     }
 
-    /** protocol, standard name, OpenSSL name, server key bits. */
+    /** The provider-core suites: protocol, standard name, OpenSSL name, server key bits (0: either key). */
+    static Stream<Arguments> coreSuites() {
+        return Stream.of(
+                Arguments.of("TLSv1.3", "TLS_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256", 0),
+                Arguments.of("TLSv1.3", "TLS_AES_256_GCM_SHA384", "TLS_AES_256_GCM_SHA384", 0),
+                Arguments.of("TLSv1.3", "TLS_CHACHA20_POLY1305_SHA256", "TLS_CHACHA20_POLY1305_SHA256", 0),
+                Arguments.of("TLSv1.2", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256", 2048),
+                Arguments.of("TLSv1.2", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384", 2048),
+                Arguments.of("TLSv1.2", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256",
+                        256));
+    }
+
     @ParameterizedTest(name = "curl {0} {1}")
     @Order(2)
-    @CsvSource({
-        "TLSv1.3, TLS_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256, 0",
-        "TLSv1.3, TLS_AES_256_GCM_SHA384, TLS_AES_256_GCM_SHA384, 0",
-        "TLSv1.3, TLS_CHACHA20_POLY1305_SHA256, TLS_CHACHA20_POLY1305_SHA256, 0",
-        "TLSv1.2, TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ECDHE-RSA-AES128-GCM-SHA256, 2048",
-        "TLSv1.2, TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, ECDHE-RSA-AES256-GCM-SHA384, 2048",
-        "TLSv1.2, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, ECDHE-ECDSA-AES128-GCM-SHA256, 256",
-    })
+    @MethodSource("coreSuites")
     void curlEachSuite(String protocol, String std, String ossl, int bits) throws Exception {
         Clients.Run r = protocol.equals("TLSv1.3")
                 ? Clients.curl(pki, "localhost", main, "/info", "--http1.1", "--tlsv1.3", "--tls13-ciphers", ossl)
@@ -178,14 +185,7 @@ class TomcatHttpsTest {
 
     @ParameterizedTest(name = "s_client {0} {1}")
     @Order(3)
-    @CsvSource({
-        "TLSv1.3, TLS_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256, 0",
-        "TLSv1.3, TLS_AES_256_GCM_SHA384, TLS_AES_256_GCM_SHA384, 0",
-        "TLSv1.3, TLS_CHACHA20_POLY1305_SHA256, TLS_CHACHA20_POLY1305_SHA256, 0",
-        "TLSv1.2, TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ECDHE-RSA-AES128-GCM-SHA256, 2048",
-        "TLSv1.2, TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, ECDHE-RSA-AES256-GCM-SHA384, 2048",
-        "TLSv1.2, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, ECDHE-ECDSA-AES128-GCM-SHA256, 256",
-    })
+    @MethodSource("coreSuites")
     void sClientEachSuite(String protocol, String std, String ossl, int bits) throws Exception {
         Clients.Run r = protocol.equals("TLSv1.3")
                 ? Clients.sClient(pki, main, "localhost", "/info", "-tls1_3", "-ciphersuites", ossl)
