@@ -115,7 +115,7 @@ static jlong run_op(JNIEnv *env, tb_op op, jlong h, jobject sb, jbyteArray sa, j
   int rc;
   if (region_resolve(env, &src, sb, sa, so, sl) < 0 || region_resolve(env, &dst, db, da, dof, dl) < 0)
     return -1;
-  if ((src.pinned || dst.pinned) && !(e->flags & TB_F_HS_DONE))
+  if ((src.pinned || dst.pinned) && (!(e->flags & TB_F_HS_DONE) || (e->flags & TB_F_PHA)))
     return run_copied(env, op, e, &src, src.pinned, so, sl, &dst, dst.pinned, dof, dl);
   if (region_pin(env, &src, so) < 0)
     return -1;
@@ -313,7 +313,7 @@ static void use_key(JNIEnv *env, jclass c, jlong h, jlong key) {
   tb_engine *e = tb_ptr(h);
   tb_error err;
   tb_err_clear(&err);
-  if (tb_keymat_use(e->ssl, tb_ptr(key), &err) < 0)
+  if (tb_keymat_use(e, tb_ptr(key), &err) < 0)
     tb_throw(env, &err);
 }
 

@@ -1,0 +1,13 @@
+package org.tlsbridge;
+
+/**
+ * A KeyManager that also implements this interface supplies the OCSP
+ * response a tlsbridge server staples for each alias (when the client asks
+ * for one). Without it, responses are read from
+ * {@code <tlsbridge.ocsp.dir>/<alias>.der} when that property is set, and
+ * re-read when the file changes.
+ */
+public interface OcspResponseSource {
+    /** The DER-encoded OCSPResponse for the alias, or null for none. */
+    byte[] ocspResponse(String alias);
+}
