@@ -88,7 +88,7 @@ new_base() {
   echo 'org.apache.tomcat.util.net.NioEndpoint.handshake.level = FINE' >>"$BASE/conf/logging.properties"
 }
 
-# server_xml PORT CONNECTOR-ATTRS CERTIFICATE-ELEMENT: Debian's listeners, one HTTPS connector on 127.0.0.1
+# server_xml PORT CONNECTOR-ATTRS CERTIFICATE-ELEMENT [CONNECTOR-CHILDREN]: Debian's listeners, one HTTPS connector on 127.0.0.1
 server_xml() {
   cat >"$BASE/conf/server.xml" <<XML
 <?xml version="1.0" encoding="UTF-8"?>
@@ -101,6 +101,7 @@ server_xml() {
   <Service name="Catalina">
     <Connector protocol="org.apache.coyote.http11.Http11NioProtocol" address="127.0.0.1" port="$1"
                SSLEnabled="true" scheme="https" secure="true" maxKeepAliveRequests="-1" $2>
+      ${4:-}
       <SSLHostConfig protocols="TLSv1.2+TLSv1.3">
         $3
       </SSLHostConfig>
@@ -137,7 +138,8 @@ new_base "$WORK/base-impl"
 cp "$JAR" "$BASE/lib/"
 mkdir -p "$BASE/conf/tls" && cp "$PKI"/server.{pem,key} "$BASE/conf/tls/"
 PORT=$(free_port)
-server_xml "$PORT" 'sslImplementationName="org.tlsbridge.tomcat.TlsBridgeImplementation"' "$CERT"
+server_xml "$PORT" 'sslImplementationName="org.tlsbridge.tomcat.TlsBridgeImplementation"' "$CERT" \
+  '<UpgradeProtocol className="org.apache.coyote.http2.Http2Protocol" />'
 EXTRA_OPTS="-Dtlsbridge.workdir=$BASE/work"
 if ! start_tomcat; then
   logs | tail -60
@@ -148,6 +150,9 @@ check "stock Tomcat $TOMCAT_VERSION starts with the tlsbridge connector on 127.0
 
 body=$(curl -sS --max-time 20 --cacert "$PKI/ca.pem" --resolve "localhost:$PORT:127.0.0.1" "https://localhost:$PORT/" 2>&1)
 check "curl gets the stock ROOT page over HTTPS (server verified)" grep -q "It works" <<<"$body"
+h2=$(curl -sS --max-time 20 --http2 -o /dev/null -w '%{http_version}' --cacert "$PKI/ca.pem" \
+  --resolve "localhost:$PORT:127.0.0.1" "https://localhost:$PORT/" 2>&1)
+check "curl --http2: HTTP/2 by ALPN (got HTTP version '$h2')" test "$h2" = 2
 
 ok_tls() { # version openssl-option expected-cipher
   local out

@@ -91,7 +91,8 @@ public class TlsBridgeUtil extends SSLUtilBase {
 
     @Override
     protected boolean isTls13RenegAuthAvailable() {
-        // OpenSSL could do post-handshake auth, but the engine does not offer it yet.
+        // Tomcat would ask for a client certificate after the handshake through
+        // its own OpenSSL API only; through SSLEngine there is no standard call.
         return false;
     }
 
@@ -139,8 +140,7 @@ public class TlsBridgeUtil extends SSLUtilBase {
         log.info("TLS virtual host [" + sslHostConfig.getHostName() + "], certificate type ["
                 + certificate.getType() + "]: tlsbridge " + TlsBridgeProvider.tlsbridgeVersion() + " on "
                 + TlsBridgeProvider.openSslVersion() + (negotiableProtocols.isEmpty() ? ""
-                        : "; upgrade protocols " + negotiableProtocols
-                                + " are negotiated only where the tlsbridge engine supports ALPN"));
+                        : "; ALPN offers " + negotiableProtocols));
         return new TlsBridgeSSLContext(sslHostConfig.getSslProtocol(), options);
     }
 
