@@ -83,6 +83,23 @@ class OpensslFeaturesTest {
         assertTrue(String.valueOf(e.getCause()).contains("no application protocol"), String.valueOf(e.getCause()));
     }
 
+    /** curl --http2 negotiates h2 (the full HTTP/2 exchange is in the Tomcat suite). */
+    @Test
+    void curlNegotiatesH2() throws Exception {
+        try (OneShotServer srv = new OneShotServer()) {
+            String[] alpn = new String[1];
+            CompletableFuture<Void> done = srv.serve(Contexts.server(Contexts.TLSBRIDGE, "rsa"), 1, true,
+                    alpn("h2", "http/1.1"), c -> alpn[0] = c.engine.getApplicationProtocol());
+            try (Processes.Child curl = Processes.start(PKI.dir, "curl", "-sv", "--http2", "--cacert", "ca.pem",
+                    "--max-time", "5", "https://localhost:" + srv.port + "/")) {
+                curl.waitFor(20);
+                assertTrue(curl.output().contains("ALPN: server accepted h2"), curl.output());
+            }
+            done.get(30, TimeUnit.SECONDS);
+            assertEquals("h2", alpn[0]);
+        }
+    }
+
     @Test
     void clientNegotiatesWithSServer() throws Exception {
         int port = Processes.freePort();
@@ -207,6 +224,33 @@ class OpensslFeaturesTest {
         assertEquals("CN=tlsbridge test client", got[0].getSubjectX500Principal().getName());
     }
 
+    @ParameterizedTest
+    @CsvSource({"-tls1_3,certificate required", "-tls1_2,handshake failure"})
+    void needClientAuthRefusesWithTheRightAlert(String version, String alert) throws Exception {
+        java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> sClient(Contexts.server(Contexts.TLSBRIDGE, "rsa"), en -> en.setNeedClientAuth(true), null,
+                        version));
+        assertTrue(String.valueOf(e.getCause()).contains("peer did not return a certificate"),
+                String.valueOf(e.getCause()));
+        // and a tlsbridge client without a certificate, refused by s_server -Verify
+        int port = Processes.freePort();
+        try (Processes.Child s = Processes.start(PKI.dir, "openssl", "s_server", "-accept", "127.0.0.1:" + port,
+                "-cert", "rsa.pem", "-key", "rsa.key", "-CAfile", "ca.pem", "-Verify", "1", "-www", version)) {
+            assertTrue(s.await("ACCEPT", 10_000), s.output());
+            SSLEngine en = Contexts.client(Contexts.TLSBRIDGE).createSSLEngine("localhost", port);
+            en.setUseClientMode(true);
+            try (EngineChannel c = connect(en, port)) {
+                Exception x = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> {
+                    c.handshake();
+                    c.write("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    c.readAll();
+                });
+                assertTrue(String.valueOf(x.getMessage()).contains(alert), String.valueOf(x));
+            }
+        }
+    }
+
     private static Path ocspResponse() throws Exception {
         Path d = PKI.dir;
         if (!Files.exists(d.resolve("ocsp.der"))) {
@@ -277,6 +321,31 @@ class OpensslFeaturesTest {
             }
         }
         return out;
+    }
+
+    /** SSLParameters.setNamedGroups exists from JDK 20; on 17 the same choice comes from jdk.tls.namedGroups. */
+    @Test
+    void namedGroupsThroughSslParameters() throws Exception {
+        java.lang.reflect.Method set;
+        try {
+            set = SSLParameters.class.getMethod("setNamedGroups", String[].class);
+        } catch (NoSuchMethodException e) {
+            System.out.println("JDK " + Runtime.version() + " has no SSLParameters.setNamedGroups: "
+                    + "namedGroupsFromJdkProperty covers this JDK");
+            namedGroupsFromJdkProperty();
+            return;
+        }
+        java.lang.reflect.Method setter = set;
+        String out = sClient(Contexts.server(Contexts.TLSBRIDGE, "rsa"), e -> {
+            SSLParameters p = e.getSSLParameters();
+            try {
+                setter.invoke(p, (Object) new String[] {"secp384r1"});
+            } catch (ReflectiveOperationException x) {
+                throw new IllegalStateException(x);
+            }
+            e.setSSLParameters(p);
+        }, null, "-tls1_3");
+        assertTrue(out.contains("Server Temp Key: ECDH, secp384r1") || out.contains("P-384"), out);
     }
 
     @Test
