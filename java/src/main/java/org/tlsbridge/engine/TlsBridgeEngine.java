@@ -549,7 +549,11 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
         lock.lock();
         try {
             long p = handle.ptr;
-            if (p == 0 || handshaker == null || Results.stateHandshakeDone(Native.state(p))) {
+            if (p == 0 || handshaker == null) {
+                return null;
+            }
+            int st = Native.state(p);
+            if (Results.stateHandshakeDone(st) && !Results.statePostHandshakeAuth(st)) {
                 return null;
             }
             return handshaker.session();
