@@ -428,6 +428,11 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
          * unwrap says CLOSED. */
         return finish(e, r, r->produced > 0 ? TB_OK : TB_CLOSED);
       }
+      if (se == SSL_ERROR_WANT_X509_LOOKUP || se == SSL_ERROR_WANT_RETRY_VERIFY) {
+        /* a post-handshake CertificateRequest: the KeyManager must answer */
+        e->task = se == SSL_ERROR_WANT_X509_LOOKUP ? TB_TASK_CERT : TB_TASK_VERIFY;
+        break;
+      }
       if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE) {
         fail(e, TB_ERR_PROTOCOL, "cannot read TLS record");
         return finish(e, r, TB_CLOSED);
@@ -441,8 +446,8 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
       fail_msg(e, TB_ERR_SSL, "post-handshake output exceeds the engine's queue");
       return finish(e, r, TB_CLOSED);
     }
-    if ((e->flags & TB_F_PHA) && SSL_get0_peer_certificate(e->ssl)) {
-      e->flags = (e->flags & ~TB_F_PHA) | TB_F_FIN_PENDING; /* the late client certificate is in */
+    if ((e->flags & TB_F_PHA) && !SSL_in_init(e->ssl)) {
+      e->flags = (e->flags & ~TB_F_PHA) | TB_F_FIN_PENDING; /* the client's Finished is in */
       break;
     }
     if (e->io.in_pos == 0 || e->io.spill_len > 0)

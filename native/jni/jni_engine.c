@@ -243,14 +243,15 @@ static jint close_inbound(JNIEnv *env, jclass c, jlong h) {
 
 /* Packed engine state for the cheap Java getters:
  * bits 0-2 handshake status, 3 inbound done, 4 outbound done, 5 handshake
- * done, 6 failed, 7 started, 8-10 task, 11 peer closed. */
+ * done, 6 failed, 7 started, 8-10 task, 11 peer closed, 12 post-handshake auth. */
 static jint state(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
   uint32_t f = e->flags;
   return (jint)((unsigned)tb_engine_hs_status(e, 0) | ((f & TB_F_IN_DONE) ? 1u << 3 : 0) |
                 (tb_outbound_done(e) ? 1u << 4 : 0) | ((f & TB_F_HS_DONE) ? 1u << 5 : 0) |
                 ((f & TB_F_FAILED) ? 1u << 6 : 0) | ((f & TB_F_STARTED) ? 1u << 7 : 0) |
-                ((unsigned)(e->task & 7) << 8) | ((f & TB_F_PEER_CLOSED) ? 1u << 11 : 0));
+                ((unsigned)(e->task & 7) << 8) | ((f & TB_F_PEER_CLOSED) ? 1u << 11 : 0) |
+                ((f & TB_F_PHA) ? 1u << 12 : 0));
 }
 
 static jint task_done(JNIEnv *env, jclass c, jlong h) {

@@ -78,7 +78,10 @@ public final class KeyBridge {
         if (dir == null || dir.isEmpty()) {
             return null;
         }
-        java.nio.file.Path f = java.nio.file.Paths.get(dir, alias + ".der");
+        // NewSunX509 hands out aliases as "<uid>.<builder>.<keystore alias>": the file is
+        // named for the key store alias.
+        String name = alias.matches("\\d+\\.\\d+\\..+") ? alias.replaceFirst("^\\d+\\.\\d+\\.", "") : alias;
+        java.nio.file.Path f = java.nio.file.Paths.get(dir, name + ".der");
         try {
             long stamp = java.nio.file.Files.getLastModifiedTime(f).toMillis();
             Staple s = staples.get(alias);

@@ -47,9 +47,9 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
     private Handshaker handshaker;
     private volatile TlsBridgeSession session = TlsBridgeSession.NULL_SESSION;
     private boolean started;
-    private boolean freed;
-    private boolean inboundDone;
-    private boolean outboundDone;
+    private volatile boolean freed;
+    private volatile boolean inboundDone;
+    private volatile boolean outboundDone;
     private boolean taskOut;
     private ByteBuffer stage;
     private ByteBuffer stage2;
@@ -460,19 +460,22 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
         }
     }
 
-    @Override
-    public HandshakeStatus getHandshakeStatus() {
+    /** The packed native state (see Results), or -1 once the SSL is gone. */
+    private int nativeState() {
         lock.lock();
         try {
             long p = handle.ptr;
-            if (p == 0) {
-                return HandshakeStatus.NOT_HANDSHAKING;
-            }
-            HandshakeStatus hs = Results.stateHandshake(Native.state(p));
-            return hs == HandshakeStatus.FINISHED ? HandshakeStatus.NOT_HANDSHAKING : hs;
+            return p == 0 ? -1 : Native.state(p);
         } finally {
             lock.unlock();
         }
+    }
+
+    @Override
+    public HandshakeStatus getHandshakeStatus() {
+        int st = nativeState();
+        HandshakeStatus hs = st < 0 ? HandshakeStatus.NOT_HANDSHAKING : Results.stateHandshake(st);
+        return hs == HandshakeStatus.FINISHED ? HandshakeStatus.NOT_HANDSHAKING : hs;
     }
 
     @Override
@@ -496,13 +499,8 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
 
     @Override
     public boolean isInboundDone() {
-        lock.lock();
-        try {
-            long p = handle.ptr;
-            return p == 0 ? inboundDone : Results.stateInboundDone(Native.state(p));
-        } finally {
-            lock.unlock();
-        }
+        int st = nativeState();
+        return st < 0 ? inboundDone : Results.stateInboundDone(st);
     }
 
     @Override
@@ -528,13 +526,8 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
 
     @Override
     public boolean isOutboundDone() {
-        lock.lock();
-        try {
-            long p = handle.ptr;
-            return p == 0 ? outboundDone : Results.stateOutboundDone(Native.state(p));
-        } finally {
-            lock.unlock();
-        }
+        int st = nativeState();
+        return st < 0 ? outboundDone : Results.stateOutboundDone(st);
     }
 
     // ---- sessions ----
@@ -549,7 +542,11 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
         lock.lock();
         try {
             long p = handle.ptr;
-            if (p == 0 || handshaker == null || Results.stateHandshakeDone(Native.state(p))) {
+            if (p == 0 || handshaker == null) {
+                return null;
+            }
+            int st = Native.state(p);
+            if (Results.stateHandshakeDone(st) && !Results.statePostHandshakeAuth(st)) {
                 return null;
             }
             return handshaker.session();

@@ -130,4 +130,14 @@ public final class Native {
     public static native void ctxKeylog(long ctx, String path) throws javax.net.ssl.SSLException;
 
     public static native void setGroups(long engine, String opensslGroups) throws javax.net.ssl.SSLException;
+
+    // configuration inputs resolved by OpenSSL (jni_config.c)
+    /** The first private key of a PEM file as unencrypted PKCS#8 DER; password is UTF-8 or null. */
+    public static native byte[] pemKey(String path, byte[] password) throws java.io.IOException;
+
+    /** Every certificate of a PEM file, in order, as DER (at least one). */
+    public static native byte[][] pemCertificates(String path) throws java.io.IOException;
+
+    /** Standard names of the suites an OpenSSL cipher string selects, TLS 1.3 first. */
+    public static native String[] cipherExpand(String spec) throws javax.net.ssl.SSLException;
 }

@@ -78,6 +78,10 @@ class ProcessInteropTest {
             } catch (Exception ex) {
                 throw new RuntimeException(ex);
             }
+        }, r -> {
+            Thread t = new Thread(r, "test-server");
+            t.setDaemon(true);
+            t.start();
         });
     }
 

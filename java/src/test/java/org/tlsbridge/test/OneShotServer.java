@@ -28,6 +28,7 @@ public final class OneShotServer implements AutoCloseable {
     /** Serves `count` connections in turn on a background thread. */
     public CompletableFuture<Void> serve(SSLContext ctx, int count, boolean direct, Consumer<SSLEngine> setup,
             Exchange x) {
+        // A thread of its own: the common pool has one thread on a 2-core machine.
         return CompletableFuture.runAsync(() -> {
             for (int i = 0; i < count; i++) {
                 try (SocketChannel s = ss.accept()) {
@@ -44,6 +45,10 @@ public final class OneShotServer implements AutoCloseable {
                     throw new RuntimeException(ex);
                 }
             }
+        }, r -> {
+            Thread t = new Thread(r, "one-shot-server");
+            t.setDaemon(true);
+            t.start();
         });
     }
 
