@@ -79,10 +79,10 @@ run_driver() { # MODE
   "$LOAD" "$LIB" --seconds "$SECS" 100 200 2000 <"$T/d.in" >"$T/d.out" 2>&1 &
   local lp=$!
   exec {fd}<>"$T/d.in"
-  for _ in $(seq 100); do grep -q '^ready' "$T/d.out" && break; sleep 0.05; done
+  for _ in $(seq 100); do grep -qs '^ready' "$T/d.out" && break; sleep 0.05; done
   attach "$lp" "$1" || { exec {fd}>&-; rm -f "$T/d.in"; return 1; }
   echo go >&"$fd"
-  for _ in $(seq $((SECS * 40 + 200))); do grep -q '^{' "$T/d.out" && break; sleep 0.05; done
+  for _ in $(seq $((SECS * 40 + 200))); do grep -qs '^{' "$T/d.out" && break; sleep 0.05; done
   detach
   exec {fd}>&-
   wait "$lp"
@@ -102,7 +102,7 @@ start_jvm() {
     "$HERE/ProbeServer.java" "$T/ks.p12" changeit 1024 "$prov" <"$T/j.in" >"$T/j.out" 2>&1 &
   JPID=$!
   KIDS+=($JPID)
-  for _ in $(seq 300); do grep -q '^port' "$T/j.out" && break; sleep 0.1; done
+  for _ in $(seq 300); do grep -qs '^port' "$T/j.out" && break; sleep 0.1; done
   JPORT=$(awk '/^port/{print $2}' "$T/j.out")
   [[ -n $JPORT ]] || { echo "overhead.sh: JVM server did not start: $(tail -3 "$T/j.out")"; return 1; }
   echo "JVM server: $(grep ^provider "$T/j.out"), port $JPORT"

@@ -54,12 +54,12 @@ start_load() {
   KIDS+=($!)
   exec {LOAD_FD}<>"$T/$name.in"
   LOAD_OUT=$T/$name.out
-  for _ in $(seq 400); do grep -q '^ready' "$LOAD_OUT" && break; sleep 0.05; done
+  for _ in $(seq 400); do grep -qs '^ready' "$LOAD_OUT" && break; sleep 0.05; done
   LOAD_PID=$(awk '/^ready/{print $2}' "$LOAD_OUT")
   [[ -n $LOAD_PID ]]
 }
 finish_load() { # waits for the truth line, leaves the process alive
-  for _ in $(seq 1200); do grep -q '^{' "$LOAD_OUT" && return 0; sleep 0.05; done
+  for _ in $(seq 1200); do grep -qs '^{' "$LOAD_OUT" && return 0; sleep 0.05; done
   return 1
 }
 end_load() { exec {LOAD_FD}>&-; wait "$LOAD_PID" 2>/dev/null; }
@@ -242,7 +242,7 @@ start_server() {
     <"$T/$name.sin" >"$T/$name.sout" 2>&1 &
   SRV_PID=$!
   KIDS+=($SRV_PID)
-  for _ in $(seq 900); do grep -q '^port' "$T/$name.sout" && break; sleep 0.1; done
+  for _ in $(seq 900); do grep -qs '^port' "$T/$name.sout" && break; sleep 0.1; done
   SRV_PORT=$(awk '/^port/{print $2}' "$T/$name.sout")
   [[ -n $SRV_PORT ]]
 }
