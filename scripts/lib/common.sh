@@ -32,12 +32,13 @@ need_pkgs() {
 
 # The packages every build needs: compiler, CMake, OpenSSL headers, a JDK with jni.h, Maven.
 need_build_pkgs() {
-  need_pkgs build-essential cmake pkg-config libssl-dev openssl openjdk-17-jdk-headless maven curl ca-certificates python3
+  need_pkgs build-essential cmake pkg-config libssl-dev openssl openjdk-17-jdk-headless maven curl ca-certificates \
+    python3 wrk siege
 }
 
 # The probe's toolchain (CO-RE BPF).
 need_probe_pkgs() {
-  need_pkgs clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+  need_pkgs clang libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config jq binutils bc
 }
 
 jdk17_home() {
