@@ -50,6 +50,24 @@ public final class EngineConfig {
         this.modeSet = modeSet;
     }
 
+    /** The same settings for another connection (a server socket's accepted sockets). */
+    public EngineConfig copy(String host) {
+        EngineConfig c = new EngineConfig(ctx, host, clientMode, modeSet);
+        c.suites = suites;
+        c.protocols = protocols;
+        c.clientAuth = clientAuth;
+        c.sessionCreation = sessionCreation;
+        c.identification = identification;
+        c.serverNames = serverNames;
+        c.matchers = matchers;
+        c.cipherOrder = cipherOrder;
+        c.applicationProtocols = applicationProtocols;
+        c.constraints = constraints;
+        c.maximumPacketSize = maximumPacketSize;
+        c.alpnSelector = alpnSelector;
+        return c;
+    }
+
     public ContextState context() {
         return ctx;
     }
