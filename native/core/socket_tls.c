@@ -144,6 +144,24 @@ static int io_failure(tb_sock *s, int se, int saved_errno, int reading, tb_error
   return 0;
 }
 
+/* Locks the socket for one OpenSSL call and maps the caller's memory; NULL
+ * (and unlocked) when the socket is closed (err set) or the memory cannot be
+ * mapped (err cleared: the glue's exception is already pending). */
+static uint8_t *begin_call(tb_sock *s, tb_pin_fn pin, void *arg, tb_error *err) {
+  uint8_t *p;
+  lock(s);
+  if (closed_err(s, err)) {
+    unlock(s);
+    return NULL;
+  }
+  p = pin(arg);
+  if (!p) {
+    unlock(s);
+    tb_err_clear(err);
+  }
+  return p;
+}
+
 long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_t len, int64_t timeout_ms,
                   tb_error *err) {
   uint64_t deadline = tb_deadline(timeout_ms);
@@ -165,17 +183,9 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
       out = TB_SOCK_EOF;
       break;
     }
-    lock(s);
-    if (closed_err(s, err)) {
-      unlock(s);
+    p = begin_call(s, pin, arg, err);
+    if (!p)
       break;
-    }
-    p = pin(arg);
-    if (!p) {
-      unlock(s);
-      tb_err_clear(err); /* the glue's exception is already pending */
-      break;
-    }
     ERR_clear_error();
     errno = 0;
     t0 = tb_now_ns();
@@ -228,17 +238,9 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
       tb_err_set(err, TB_ERR_SOCKET, "Socket output is shutdown");
       break;
     }
-    lock(s);
-    if (closed_err(s, err)) {
-      unlock(s);
+    p = begin_call(s, pin, arg, err);
+    if (!p)
       break;
-    }
-    p = pin(arg);
-    if (!p) {
-      unlock(s);
-      tb_err_clear(err);
-      break;
-    }
     ERR_clear_error();
     errno = 0;
     t0 = tb_now_ns();

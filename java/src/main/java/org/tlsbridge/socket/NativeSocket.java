@@ -6,6 +6,7 @@ import java.lang.ref.Reference;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
 import java.net.UnknownHostException;
 import org.tlsbridge.internal.Cleaners;
 import org.tlsbridge.internal.Native;
@@ -45,8 +46,14 @@ final class NativeSocket {
         return new NativeSocket(Native.sockNew(ipv6), ipv6);
     }
 
-    /** A dual-stack socket when the host has IPv6, else IPv4 (java.net's choice). */
-    static NativeSocket openAny() throws IOException {
+    /**
+     * A socket for this address's family; for none or the wildcard, a
+     * dual-stack socket when the host has IPv6, else IPv4 (java.net's choice).
+     */
+    static NativeSocket forAddress(InetAddress a) throws IOException {
+        if (a != null && !a.isAnyLocalAddress()) {
+            return open(a instanceof Inet6Address);
+        }
         try {
             return open(true);
         } catch (IOException e) {
@@ -106,17 +113,25 @@ final class NativeSocket {
         return ia instanceof Inet6Address ? ((Inet6Address) ia).getScopeId() : 0;
     }
 
-    void setOption(int opt, int value) throws IOException {
+    void setOption(int opt, int value) throws SocketException {
         try {
             Native.sockSetOpt(ptr, opt, value);
+        } catch (SocketException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new SocketException(e.getMessage());
         } finally {
             Reference.reachabilityFence(this);
         }
     }
 
-    int option(int opt) throws IOException {
+    int option(int opt) throws SocketException {
         try {
             return Native.sockGetOpt(ptr, opt);
+        } catch (SocketException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new SocketException(e.getMessage());
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -43,8 +43,7 @@ public final class TlsBridgeServerSocket extends SSLServerSocket {
             }
             NativeSocket s = ns;
             if (s == null) {
-                s = forAddress == null || forAddress.isAnyLocalAddress() ? NativeSocket.openAny()
-                        : NativeSocket.open(forAddress instanceof java.net.Inet6Address);
+                s = NativeSocket.forAddress(forAddress);
                 ns = s;
             }
             return s;
@@ -203,18 +202,19 @@ public final class TlsBridgeServerSocket extends SSLServerSocket {
 
     /** Sets an option when value >= 0, else reads it. */
     private int option(int opt, int value) throws SocketException {
+        NativeSocket s;
         try {
-            NativeSocket s = socket(null);
-            if (value >= 0) {
-                s.setOption(opt, value);
-                return value;
-            }
-            return s.option(opt);
+            s = socket(null);
         } catch (SocketException e) {
             throw e;
         } catch (IOException e) {
             throw new SocketException(e.getMessage());
         }
+        if (value >= 0) {
+            s.setOption(opt, value);
+            return value;
+        }
+        return s.option(opt);
     }
 
     @Override

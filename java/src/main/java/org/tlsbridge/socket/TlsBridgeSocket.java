@@ -129,8 +129,7 @@ public final class TlsBridgeSocket extends BaseSslSocket {
             }
             NativeSocket s = ns;
             if (s == null) {
-                s = forAddress == null || forAddress.isAnyLocalAddress() ? NativeSocket.openAny()
-                        : NativeSocket.open(forAddress instanceof java.net.Inet6Address);
+                s = NativeSocket.forAddress(forAddress);
                 ns = s;
             }
             return s;
@@ -569,9 +568,10 @@ public final class TlsBridgeSocket extends BaseSslSocket {
         return soTimeout;
     }
 
-    private void set(int opt, int value) throws SocketException {
+    /** The descriptor for an option call: made now (dual-stack) if nothing has made it yet. */
+    private NativeSocket forOption() throws SocketException {
         try {
-            socket(null).setOption(opt, value);
+            return socket(null);
         } catch (SocketException e) {
             throw e;
         } catch (IOException e) {
@@ -579,14 +579,12 @@ public final class TlsBridgeSocket extends BaseSslSocket {
         }
     }
 
+    private void set(int opt, int value) throws SocketException {
+        forOption().setOption(opt, value);
+    }
+
     private int get(int opt) throws SocketException {
-        try {
-            return socket(null).option(opt);
-        } catch (SocketException e) {
-            throw e;
-        } catch (IOException e) {
-            throw new SocketException(e.getMessage());
-        }
+        return forOption().option(opt);
     }
 
     @Override
