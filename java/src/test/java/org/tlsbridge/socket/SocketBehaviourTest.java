@@ -43,6 +43,13 @@ import org.tlsbridge.test.TestPki;
 
 /** Handshake, trust, client auth, parameters, options, close semantics and layered sockets. */
 class SocketBehaviourTest {
+    /** Threads of their own: blocking socket calls must never wait for a pool slot. */
+    static final java.util.concurrent.ExecutorService POOL = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r);
+        t.setDaemon(true);
+        return t;
+    });
+
     private static final InetAddress LO = InetAddress.getLoopbackAddress();
 
     /** Records what a trust manager sees of the socket, then lets the real PKIX manager judge. */
@@ -101,7 +108,7 @@ class SocketBehaviourTest {
             } catch (IOException e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, POOL);
     }
 
     static String readLine(SSLSocket s) {
@@ -382,7 +389,7 @@ class SocketBehaviourTest {
                 } catch (IOException e) {
                     throw new RuntimeException(e);
                 }
-            });
+            }, POOL);
             try (SSLSocket c = (SSLSocket) cc.getSocketFactory().createSocket("localhost",
                     plainServer.getLocalPort())) {
                 c.getOutputStream().write("to layered server\n".getBytes(StandardCharsets.US_ASCII));
@@ -390,6 +397,90 @@ class SocketBehaviourTest {
                 assertArrayEquals(new byte[0], c.getInputStream().readAllBytes(), "close_notify, then EOF");
             }
             assertEquals("to layered server", server.get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    /** HttpsURLConnection asks the factory for an unconnected socket and connects it: the native path. */
+    @Test
+    void httpsUrlConnectionUsesTheNativeSocket() throws Exception {
+        SSLContext cc = Contexts.client(Contexts.TLSBRIDGE);
+        List<Socket> made = new CopyOnWriteArrayList<>();
+        javax.net.ssl.SSLSocketFactory f = cc.getSocketFactory();
+        javax.net.ssl.SSLSocketFactory recording = new javax.net.ssl.SSLSocketFactory() {
+            private Socket note(Socket s) {
+                made.add(s);
+                return s;
+            }
+
+            @Override
+            public String[] getDefaultCipherSuites() {
+                return f.getDefaultCipherSuites();
+            }
+
+            @Override
+            public String[] getSupportedCipherSuites() {
+                return f.getSupportedCipherSuites();
+            }
+
+            @Override
+            public Socket createSocket() throws IOException {
+                return note(f.createSocket());
+            }
+
+            @Override
+            public Socket createSocket(Socket s, String h, int p, boolean a) throws IOException {
+                return note(f.createSocket(s, h, p, a));
+            }
+
+            @Override
+            public Socket createSocket(String h, int p) throws IOException {
+                return note(f.createSocket(h, p));
+            }
+
+            @Override
+            public Socket createSocket(String h, int p, InetAddress l, int lp) throws IOException {
+                return note(f.createSocket(h, p, l, lp));
+            }
+
+            @Override
+            public Socket createSocket(InetAddress h, int p) throws IOException {
+                return note(f.createSocket(h, p));
+            }
+
+            @Override
+            public Socket createSocket(InetAddress h, int p, InetAddress l, int lp) throws IOException {
+                return note(f.createSocket(h, p, l, lp));
+            }
+        };
+        try (SSLServerSocket ss = listen(Contexts.server(Contexts.TLSBRIDGE, "rsa"))) {
+            CompletableFuture<String> server = serve(ss, s -> {
+                String first = readLine(s).trim();
+                String line;
+                do {
+                    line = readLine(s).trim();
+                } while (!line.isEmpty());
+                try {
+                    s.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+                            .getBytes(StandardCharsets.US_ASCII));
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+                return first;
+            });
+            javax.net.ssl.HttpsURLConnection c = (javax.net.ssl.HttpsURLConnection) new java.net.URL(
+                    "https://localhost:" + ss.getLocalPort() + "/x").openConnection(java.net.Proxy.NO_PROXY);
+            c.setSSLSocketFactory(recording);
+            c.setConnectTimeout(5000);
+            c.setReadTimeout(5000);
+            assertEquals(200, c.getResponseCode());
+            assertEquals("TLS_AES_128_GCM_SHA256", c.getCipherSuite());
+            try (InputStream in = c.getInputStream()) {
+                assertEquals("hello", new String(in.readAllBytes(), StandardCharsets.US_ASCII));
+            }
+            c.disconnect();
+            assertEquals("GET /x HTTP/1.1", server.get(10, TimeUnit.SECONDS));
+            assertEquals(1, made.size());
+            assertInstanceOf(TlsBridgeSocket.class, made.get(0));
         }
     }
 }

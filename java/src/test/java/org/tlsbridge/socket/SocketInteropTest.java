@@ -35,6 +35,13 @@ import org.tlsbridge.test.TestPki;
  * and 1.3, with payloads up to 16 MiB echoed and compared byte for byte.
  */
 class SocketInteropTest {
+    /** Threads of their own: blocking socket calls must never wait for a pool slot. */
+    static final java.util.concurrent.ExecutorService POOL = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r);
+        t.setDaemon(true);
+        return t;
+    });
+
     private static final int[] SIZES = {1, 16383, 16384, 16385, 1 << 20};
 
     static Stream<Arguments> pairs() {
@@ -71,7 +78,7 @@ class SocketInteropTest {
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, POOL);
     }
 
     /** Sends msg while a second thread reads the echo, so large messages cannot deadlock on full buffers. */
@@ -85,7 +92,7 @@ class SocketInteropTest {
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, POOL);
         DataOutputStream out = new DataOutputStream(c.getOutputStream());
         out.writeInt(msg.length);
         out.write(msg);

@@ -33,6 +33,13 @@ import org.tlsbridge.test.Contexts;
  * second.
  */
 class SocketTimeoutTest {
+    /** Threads of their own: blocking socket calls must never wait for a pool slot. */
+    static final java.util.concurrent.ExecutorService POOL = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r);
+        t.setDaemon(true);
+        return t;
+    });
+
     private static final int T = 300;
     private final List<AutoCloseable> open = new ArrayList<>();
 
@@ -72,7 +79,7 @@ class SocketTimeoutTest {
             } catch (IOException e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, POOL);
         SSLSocket c = keep((SSLSocket) client().getSocketFactory().createSocket("localhost", ss.getLocalPort()));
         c.startHandshake();
         return new SSLSocket[] {c, keep(accepted.get(10, TimeUnit.SECONDS))};
@@ -175,7 +182,7 @@ class SocketTimeoutTest {
             } catch (IOException e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, POOL);
         Thread.sleep(200);
         long t0 = System.nanoTime();
         ss.close();
@@ -193,7 +200,7 @@ class SocketTimeoutTest {
             } catch (IOException e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, POOL);
         Thread.sleep(200);
         c.close();
         assertInstanceOf(SocketException.class, failureOf(f, 1000));
@@ -209,7 +216,7 @@ class SocketTimeoutTest {
             } catch (IOException e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, POOL);
         Thread.sleep(200);
         c.close();
         assertInstanceOf(SocketException.class, failureOf(f, 1000));
@@ -225,7 +232,7 @@ class SocketTimeoutTest {
             } catch (IOException e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, POOL);
         // the peer never reads, so the writer fills both socket buffers and blocks
         CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
             byte[] chunk = new byte[1 << 20];
@@ -236,7 +243,7 @@ class SocketTimeoutTest {
             } catch (IOException e) {
                 throw new RuntimeException(e);
             }
-        });
+        }, POOL);
         Thread.sleep(500);
         assertTrue(!reader.isDone() && !writer.isDone(), "both must be blocked before close");
         long t0 = System.nanoTime();
