@@ -259,4 +259,54 @@ class SocketTimeoutTest {
         assertTrue(System.nanoTime() - t0 < 1_000_000_000L);
         assertThrows(SocketException.class, () -> c.getInputStream());
     }
+
+    /** Close racing a busy reader and writer, many times: every call ends with an exception, nothing crashes. */
+    @Test
+    void closeRacesBusyReaderAndWriter() throws Exception {
+        java.util.Random rnd = new java.util.Random(1);
+        for (int i = 0; i < 60; i++) {
+            SSLSocket[] p = pair();
+            List<CompletableFuture<Void>> busy = new ArrayList<>();
+            for (SSLSocket s : p) {
+                busy.add(CompletableFuture.runAsync(() -> pump(s, true), POOL));
+                busy.add(CompletableFuture.runAsync(() -> pump(s, false), POOL));
+            }
+            Thread.sleep(rnd.nextInt(4));
+            SSLSocket victim = p[rnd.nextInt(2)];
+            CompletableFuture.runAsync(() -> {
+                try {
+                    victim.close();
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            }, POOL).get(1, TimeUnit.SECONDS);
+            for (CompletableFuture<Void> f : busy.subList(p[0] == victim ? 0 : 2, p[0] == victim ? 2 : 4)) {
+                assertInstanceOf(IOException.class, failureOf(f, 1000), "the closed side's I/O fails");
+            }
+            p[0].close();
+            p[1].close();
+            for (CompletableFuture<Void> f : busy) {
+                try {
+                    f.get(2, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    assertInstanceOf(IOException.class, e.getCause().getCause(), "only I/O errors");
+                }
+            }
+        }
+    }
+
+    private static void pump(SSLSocket s, boolean write) {
+        byte[] b = new byte[32 * 1024];
+        try {
+            for (;;) {
+                if (write) {
+                    s.getOutputStream().write(b);
+                } else if (s.getInputStream().read(b) < 0) {
+                    throw new IOException("end of stream");
+                }
+            }
+        } catch (IOException e) {
+            throw new RuntimeException(e);
+        }
+    }
 }
