@@ -35,7 +35,9 @@ enum tb_task { TB_TASK_NONE = 0, TB_TASK_VERIFY = 1, TB_TASK_CERT = 2, TB_TASK_H
 enum tb_err_kind {
   TB_ERR_NONE = 0, TB_ERR_SSL = 1, TB_ERR_HANDSHAKE = 2, TB_ERR_PROTOCOL = 3,
   TB_ERR_ARGUMENT = 4, TB_ERR_STATE = 5, TB_ERR_MEMORY = 6, TB_ERR_IO = 7,
-  TB_ERR_TIMEOUT = 8, TB_ERR_CLOSED = 9
+  TB_ERR_TIMEOUT = 8, TB_ERR_CLOSED = 9,
+  /* sockets: java.net.SocketException, ConnectException, BindException */
+  TB_ERR_SOCKET = 10, TB_ERR_CONNECT = 11, TB_ERR_BIND = 12
 };
 
 typedef struct tb_error {

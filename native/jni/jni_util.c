@@ -3,7 +3,7 @@
 #include <string.h>
 
 static jclass cls_ssl, cls_handshake, cls_protocol, cls_iae, cls_ise, cls_io, cls_timeout,
-    cls_oom, cls_bytes, cls_string;
+    cls_oom, cls_bytes, cls_string, cls_socket, cls_connect, cls_bind;
 
 static jclass global(JNIEnv *env, const char *name) {
   jclass local = (*env)->FindClass(env, name);
@@ -26,15 +26,19 @@ int tb_jni_util_init(JNIEnv *env) {
   cls_oom = global(env, "java/lang/OutOfMemoryError");
   cls_bytes = global(env, "[B");
   cls_string = global(env, "java/lang/String");
+  cls_socket = global(env, "java/net/SocketException");
+  cls_connect = global(env, "java/net/ConnectException");
+  cls_bind = global(env, "java/net/BindException");
   return cls_ssl && cls_handshake && cls_protocol && cls_iae && cls_ise && cls_io && cls_timeout &&
-                 cls_oom && cls_bytes && cls_string
+                 cls_oom && cls_bytes && cls_string && cls_socket && cls_connect && cls_bind
              ? 0
              : -1;
 }
 
 void tb_jni_util_unload(JNIEnv *env) {
   jclass *all[] = {&cls_ssl, &cls_handshake, &cls_protocol, &cls_iae, &cls_ise,
-                   &cls_io, &cls_timeout, &cls_oom, &cls_bytes, &cls_string};
+                   &cls_io, &cls_timeout, &cls_oom, &cls_bytes, &cls_string,
+                   &cls_socket, &cls_connect, &cls_bind};
   size_t i;
   for (i = 0; i < sizeof all / sizeof all[0]; i++) {
     if (*all[i])
@@ -58,6 +62,9 @@ void tb_throw_kind(JNIEnv *env, int kind, const char *msg) {
   case TB_ERR_IO: c = cls_io; break;
   case TB_ERR_TIMEOUT: c = cls_timeout; break;
   case TB_ERR_MEMORY: c = cls_oom; break;
+  case TB_ERR_SOCKET: c = cls_socket; break;
+  case TB_ERR_CONNECT: c = cls_connect; break;
+  case TB_ERR_BIND: c = cls_bind; break;
   default: c = cls_ssl; break;
   }
   (*env)->ThrowNew(env, c, msg && *msg ? msg : "TLS error");

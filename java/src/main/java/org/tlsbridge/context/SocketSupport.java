@@ -2,6 +2,8 @@ package org.tlsbridge.context;
 
 import javax.net.ssl.SSLServerSocketFactory;
 import javax.net.ssl.SSLSocketFactory;
+import org.tlsbridge.socket.TlsBridgeServerSocketFactory;
+import org.tlsbridge.socket.TlsBridgeSocketFactory;
 
 /** Socket factories of a context; the native-descriptor sockets live in org.tlsbridge.socket. */
 final class SocketSupport {
@@ -9,10 +11,10 @@ final class SocketSupport {
     }
 
     static SSLSocketFactory socketFactory(ContextState s) {
-        throw new UnsupportedOperationException("TLSBridge SSLSocket is not available in this build yet");
+        return new TlsBridgeSocketFactory(s);
     }
 
     static SSLServerSocketFactory serverSocketFactory(ContextState s) {
-        throw new UnsupportedOperationException("TLSBridge SSLServerSocket is not available in this build yet");
+        return new TlsBridgeServerSocketFactory(s);
     }
 }

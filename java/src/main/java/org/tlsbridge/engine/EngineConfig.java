@@ -46,12 +46,41 @@ public final class EngineConfig {
     BiFunction<javax.net.ssl.SSLSocket, List<String>, String> socketAlpnSelector;
     private final int peerPort;
 
+    public EngineConfig(ContextState ctx, String peerHost, boolean clientMode, boolean modeSet) {
+        this(ctx, peerHost, -1, clientMode, modeSet);
+    }
+
     public EngineConfig(ContextState ctx, String peerHost, int peerPort, boolean clientMode, boolean modeSet) {
         this.ctx = ctx;
         this.peerHost = peerHost;
         this.peerPort = peerPort;
         this.clientMode = clientMode;
         this.modeSet = modeSet;
+    }
+
+    /** The same settings for another connection (a server socket's accepted sockets). */
+    public EngineConfig copy(String host) {
+        return copy(host, peerPort);
+    }
+
+    /** The same settings for a connection to host:port (the client session cache's key). */
+    public EngineConfig copy(String host, int port) {
+        EngineConfig c = new EngineConfig(ctx, host, port, clientMode, modeSet);
+        c.suites = suites;
+        c.protocols = protocols;
+        c.clientAuth = clientAuth;
+        c.sessionCreation = sessionCreation;
+        c.identification = identification;
+        c.serverNames = serverNames;
+        c.matchers = matchers;
+        c.cipherOrder = cipherOrder;
+        c.applicationProtocols = applicationProtocols;
+        c.constraints = constraints;
+        c.maximumPacketSize = maximumPacketSize;
+        c.alpnSelector = alpnSelector;
+        c.socketAlpnSelector = socketAlpnSelector;
+        c.namedGroups = namedGroups;
+        return c;
     }
 
     public ContextState context() {

@@ -31,7 +31,7 @@ import org.tlsbridge.internal.Results;
  */
 public final class Handshaker {
     // X509_V_ERR_* codes choose the alert OpenSSL sends when we refuse a chain.
-    static final int X509_UNSPECIFIED = 1;
+    public static final int X509_UNSPECIFIED = 1;
     static final int X509_NOT_YET_VALID = 9;
     static final int X509_EXPIRED = 10;
     static final int X509_REVOKED = 23;
@@ -55,7 +55,7 @@ public final class Handshaker {
     volatile String alpn;
     private static final int ALERT_UNRECOGNIZED_NAME = 112;
 
-    Handshaker(NativeOwner owner, EngineConfig cfg, SSLEngine engine, Socket socket, String peerHost, int peerPort) {
+    public Handshaker(NativeOwner owner, EngineConfig cfg, SSLEngine engine, Socket socket, String peerHost, int peerPort) {
         this.owner = owner;
         this.cfg = cfg;
         this.engine = engine;
@@ -68,17 +68,17 @@ public final class Handshaker {
         }
     }
 
-    TlsBridgeSession session() {
+    public TlsBridgeSession session() {
         return session;
     }
 
     /** The Java exception behind a refusal, to become the SSLException's cause. */
-    Throwable cause() {
+    public Throwable cause() {
         return cause;
     }
 
     /** A task for what the SSL is parked on, or null. Call with the owner's lock held. */
-    Runnable task(int kind) {
+    public Runnable task(int kind) {
         switch (kind) {
             case Results.TASK_VERIFY:
                 return this::verifyServerTask;
@@ -229,7 +229,7 @@ public final class Handshaker {
     }
 
     /** Server: the client's chain, synchronously from inside OpenSSL (owner's lock held). */
-    int verifyClient(long ssl, byte[][] der) {
+    public int verifyClient(long ssl, byte[][] der) {
         try {
             learn(ssl);
             X509Certificate[] chain = certificates(der);
@@ -345,7 +345,7 @@ public final class Handshaker {
     }
 
     /** Freezes the session once OpenSSL reports the handshake complete. Owner's lock held. */
-    TlsBridgeSession finish(long ssl) {
+    public TlsBridgeSession finish(long ssl) {
         TlsBridgeSession s = session;
         learn(ssl);
         s.id = Native.sessionId(ssl);

@@ -39,6 +39,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final EngineConfig cfg;
+    private final java.net.Socket socket;
     private final Handle handle = new Handle();
     private final Cleaner.Cleanable cleanable;
     private final Callbacks callbacks = new Callbacks(this);
@@ -84,8 +85,18 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
     }
 
     public TlsBridgeEngine(ContextState ctx, String host, int port) {
+        this(new EngineConfig(ctx, host, port, false, false), null, host, port);
+    }
+
+    /**
+     * An engine inside an SSLSocket layered over another socket: the socket
+     * owns the settings (shared, not copied) and is what trust and key
+     * managers are shown, as SunJSSE shows them its layered sockets.
+     */
+    public TlsBridgeEngine(EngineConfig cfg, java.net.Socket socket, String host, int port) {
         super(host, port);
-        this.cfg = new EngineConfig(ctx, host, port, false, false);
+        this.cfg = cfg;
+        this.socket = socket;
         this.cleanable = Cleaners.CLEANER.register(this, handle);
     }
 
@@ -124,7 +135,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
             free();
             throw e;
         }
-        handshaker = new Handshaker(this, cfg, this, null, getPeerHost(), getPeerPort());
+        handshaker = new Handshaker(this, cfg, socket == null ? this : null, socket, getPeerHost(), getPeerPort());
         started = true;
         return p;
     }

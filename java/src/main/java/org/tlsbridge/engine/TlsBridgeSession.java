@@ -25,7 +25,8 @@ public final class TlsBridgeSession extends ExtendedSSLSession {
     public static final int PACKET_BUFFER_SIZE = 16384 + 2048 + 5;
     public static final int APPLICATION_BUFFER_SIZE = 16384;
 
-    static final TlsBridgeSession NULL_SESSION = new TlsBridgeSession(null, null, -1);
+    /** What getSession reports before (or without) a completed handshake. */
+    public static final TlsBridgeSession NULL_SESSION = new TlsBridgeSession(null, null, -1);
 
     private final SessionContextImpl context;
     private final String peerHost;

@@ -140,4 +140,62 @@ public final class Native {
 
     /** Standard names of the suites an OpenSSL cipher string selects, TLS 1.3 first. */
     public static native String[] cipherExpand(String spec) throws javax.net.ssl.SSLException;
+
+    // sockets that own their descriptor (jni_socket.c); see org.tlsbridge.socket.NativeSocket
+    public static native long sockNew(boolean ipv6) throws java.io.IOException;
+
+    public static native void sockBind(long sock, byte[] addr, int port, int scope, boolean reuse)
+            throws java.io.IOException;
+
+    public static native void sockListen(long sock, int backlog) throws java.io.IOException;
+
+    /** Blocks up to timeoutMs (0: no limit); returns the accepted socket. */
+    public static native long sockAccept(long sock, int timeoutMs) throws java.io.IOException;
+
+    public static native void sockConnect(long sock, byte[] addr, int port, int scope, int timeoutMs)
+            throws java.io.IOException;
+
+    public static native void sockSetOpt(long sock, int opt, int value) throws java.io.IOException;
+
+    public static native int sockGetOpt(long sock, int opt) throws java.io.IOException;
+
+    /** Address bytes + port (2 bytes) [+ IPv6 scope (4 bytes)], or null. */
+    public static native byte[] sockName(long sock, boolean peer);
+
+    public static native void sockShutdown(long sock, boolean output) throws java.io.IOException;
+
+    /** Drops the owner's reference after waking every waiter; close_notify first if asked. */
+    public static native void sockClose(long sock, boolean closeNotify);
+
+    /** Frees what close left (the owner's Cleaner only: no call may be running). */
+    public static native void sockFree(long sock);
+
+    public static native int sockFd(long sock);
+
+    /** OpenSSL on the descriptor; returns the engine handle for the session natives above. */
+    public static native long sockAttach(long sock, long ctx, boolean client, NativeCallbacks callbacks)
+            throws javax.net.ssl.SSLException;
+
+    /** 0 when the handshake is done, else a task kind ({@link Results}) to run before calling again. */
+    public static native int sockHandshake(long sock, int timeoutMs) throws java.io.IOException;
+
+    /** Always takes a reference (drop it with sockLeave); returns the engine handle, 0 when closed. */
+    public static native long sockEnter(long sock);
+
+    public static native void sockLeave(long sock);
+
+    public static native void sockTaskDone(long sock);
+
+    public static native void sockKeyUpdate(long sock) throws javax.net.ssl.SSLException;
+
+    /** Bytes read, or -1 at end of stream. */
+    public static native int sockRead(long sock, byte[] b, int off, int len, int timeoutMs)
+            throws java.io.IOException;
+
+    public static native void sockWrite(long sock, byte[] b, int off, int len) throws java.io.IOException;
+
+    public static native int sockAvailable(long sock);
+
+    /** TLS bytes in/out, plaintext in/out, records in/out, ns read/write/handshake. */
+    public static native long[] sockStats(long sock);
 }

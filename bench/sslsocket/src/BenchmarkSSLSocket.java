@@ -1,0 +1,289 @@
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.Provider;
+import java.security.Security;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * A server-side SSLSocket benchmark with the command line of JSS's
+ * BenchmarkSSLSocket, for load generators such as siege:
+ *
+ * <pre>BenchmarkSSLSocket [--bind ADDR] &lt;impl&gt; &lt;p12path&gt; [p12pass] &lt;port&gt; &lt;size&gt;</pre>
+ *
+ * impl is TLSBridge.SSLSocket, SunJSSE.SSLSocket or any installed provider
+ * as &lt;Provider&gt;.SSLSocket. One thread per accepted connection, as JSS
+ * does; unlike JSS it reads each HTTP request properly (head up to the blank
+ * line, then Content-Length bytes of body) and keeps the connection open
+ * when the client asked for keep-alive; otherwise one response and close.
+ * The reply is HTTP/1.1 200 OK with a body of size bytes of 'a'.
+ *
+ * Port 0 picks a free port; the first line on stdout is "LISTENING addr port".
+ * Lines on stdin: "stats" prints "STATS fds=.. threads=.. connections=..
+ * served=.. errors=.." (descriptors from /proc/self/fd); "quit" exits.
+ */
+public final class BenchmarkSSLSocket {
+    private static final int MAX_HEAD = 64 * 1024;
+    private static final AtomicInteger LIVE = new AtomicInteger();
+    private static final AtomicLong SERVED = new AtomicLong();
+    private static final AtomicLong ERRORS = new AtomicLong();
+    private static final AtomicInteger IDS = new AtomicInteger();
+
+    private final byte[] closeReply;
+    private final byte[] keepReply;
+    private final byte[] closeHead;
+    private final byte[] keepHead;
+
+    private BenchmarkSSLSocket(int size) {
+        byte[] body = new byte[size];
+        Arrays.fill(body, (byte) 'a');
+        closeHead = head(size, "close");
+        keepHead = head(size, "keep-alive");
+        closeReply = concat(closeHead, body);
+        keepReply = concat(keepHead, body);
+    }
+
+    private static byte[] head(int size, String connection) {
+        return ("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " + size + "\r\nConnection: "
+                + connection + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] r = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
+
+    static Provider provider(String impl) throws Exception {
+        if (!impl.endsWith(".SSLSocket")) {
+            throw new IllegalArgumentException("impl must be <Provider>.SSLSocket, e.g. TLSBridge.SSLSocket");
+        }
+        String name = impl.substring(0, impl.length() - ".SSLSocket".length());
+        Provider p = Security.getProvider(name);
+        if (p == null && name.equals("TLSBridge")) {
+            p = (Provider) Class.forName("org.tlsbridge.TlsBridgeProvider").getDeclaredConstructor().newInstance();
+        }
+        if (p == null) {
+            throw new IllegalArgumentException("no installed provider named " + name);
+        }
+        return p;
+    }
+
+    static SSLContext context(Provider p, String p12, char[] pass) throws Exception {
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        try (InputStream in = new FileInputStream(p12)) {
+            ks.load(in, pass);
+        }
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, pass);
+        SSLContext ctx = SSLContext.getInstance("TLS", p);
+        ctx.init(kmf.getKeyManagers(), null, null);
+        return ctx;
+    }
+
+    /** The request head, or null at end of stream before any byte. Keeps extra bytes in buf. */
+    private static final class Reader {
+        private final InputStream in;
+        private byte[] buf = new byte[8192];
+        private int start;
+        private int end;
+
+        Reader(InputStream in) {
+            this.in = in;
+        }
+
+        String head() throws IOException {
+            for (;;) {
+                int blank = find();
+                if (blank >= 0) {
+                    String h = new String(buf, start, blank - start, StandardCharsets.ISO_8859_1);
+                    start = blank + 4;
+                    return h;
+                }
+                if (end - start >= MAX_HEAD) {
+                    throw new IOException("request head too large");
+                }
+                if (!fill()) {
+                    if (end > start) {
+                        throw new IOException("connection closed inside a request head");
+                    }
+                    return null;
+                }
+            }
+        }
+
+        private int find() {
+            for (int i = start; i + 3 < end; i++) {
+                if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n') {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        private boolean fill() throws IOException {
+            if (start > 0) {
+                System.arraycopy(buf, start, buf, 0, end - start);
+                end -= start;
+                start = 0;
+            }
+            if (end == buf.length) {
+                buf = Arrays.copyOf(buf, buf.length * 2);
+            }
+            int n = in.read(buf, end, buf.length - end);
+            if (n < 0) {
+                return false;
+            }
+            end += n;
+            return true;
+        }
+
+        void skip(long n) throws IOException {
+            while (n > 0) {
+                if (start == end && !fill()) {
+                    throw new IOException("connection closed inside a request body");
+                }
+                int k = (int) Math.min(n, end - start);
+                start += k;
+                n -= k;
+            }
+        }
+    }
+
+    private void serve(Socket peer) {
+        LIVE.incrementAndGet();
+        try (Socket s = peer) {
+            ((SSLSocket) s).setUseClientMode(false);
+            ((SSLSocket) s).startHandshake();
+            Reader r = new Reader(s.getInputStream());
+            OutputStream out = s.getOutputStream();
+            String head;
+            while ((head = r.head()) != null) {
+                String[] lines = head.split("\r\n");
+                String[] req = lines[0].split(" ");
+                if (req.length != 3 || !req[2].startsWith("HTTP/1.")) {
+                    throw new IOException("bad request line: " + lines[0]);
+                }
+                long length = 0;
+                String connection = "";
+                for (int i = 1; i < lines.length; i++) {
+                    int c = lines[i].indexOf(':');
+                    if (c <= 0) {
+                        continue;
+                    }
+                    String name = lines[i].substring(0, c).trim().toLowerCase(Locale.ROOT);
+                    String value = lines[i].substring(c + 1).trim();
+                    if (name.equals("content-length")) {
+                        length = Long.parseLong(value);
+                    } else if (name.equals("connection")) {
+                        connection = value.toLowerCase(Locale.ROOT);
+                    } else if (name.equals("transfer-encoding")) {
+                        throw new IOException("chunked request bodies are not supported");
+                    }
+                }
+                r.skip(length);
+                boolean keep = req[2].equals("HTTP/1.1") ? !connection.contains("close")
+                        : connection.contains("keep-alive");
+                boolean headOnly = req[0].equals("HEAD");
+                out.write(headOnly ? (keep ? keepHead : closeHead) : (keep ? keepReply : closeReply));
+                out.flush();
+                SERVED.incrementAndGet();
+                if (!keep) {
+                    break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            ERRORS.incrementAndGet();
+            if (Boolean.getBoolean("benchmark.verbose")) {
+                e.printStackTrace();
+            }
+        } finally {
+            LIVE.decrementAndGet();
+        }
+    }
+
+    private static void admin(ServerSocket server) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    if (line.trim().equals("stats")) {
+                        long fds;
+                        try (var list = Files.list(Path.of("/proc/self/fd"))) {
+                            fds = list.count();
+                        }
+                        System.out.println("STATS fds=" + fds + " threads=" + Thread.activeCount() + " connections="
+                                + LIVE.get() + " served=" + SERVED.get() + " errors=" + ERRORS.get());
+                    } else if (line.trim().equals("quit")) {
+                        server.close();
+                        return;
+                    }
+                }
+            } catch (IOException e) {
+                // stdin gone: keep serving
+            }
+        }, "benchmark-admin");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    public static void main(String[] args) throws Exception {
+        String bind = System.getProperty("benchmark.bind", "127.0.0.1");
+        if (args.length >= 2 && args[0].equals("--bind")) {
+            bind = args[1];
+            args = Arrays.copyOfRange(args, 2, args.length);
+        }
+        if (args.length < 4 || args.length > 5) {
+            System.err.println("Usage: BenchmarkSSLSocket [--bind ADDR] <impl> <p12path> [p12pass] <port> <size>");
+            System.err.println("impl: TLSBridge.SSLSocket, SunJSSE.SSLSocket or <Provider>.SSLSocket");
+            System.err.println("p12pass defaults to m1oZilla (as in JSS); port 0 picks a free port");
+            System.exit(1);
+        }
+        int k = args.length == 5 ? 1 : 0;
+        char[] pass = (k == 1 ? args[2] : "m1oZilla").toCharArray();
+        int port = Integer.parseInt(args[2 + k]);
+        int size = Integer.parseInt(args[3 + k]);
+        SSLContext ctx = context(provider(args[0]), args[1], pass);
+        BenchmarkSSLSocket b = new BenchmarkSSLSocket(size);
+        SSLServerSocket server = (SSLServerSocket) ctx.getServerSocketFactory().createServerSocket(port, 1024,
+                InetAddress.getByName(bind));
+        server.setReuseAddress(true);
+        server.setUseClientMode(false);
+        System.out.println("LISTENING " + bind + " " + server.getLocalPort() + " " + server.getClass().getName());
+        System.out.flush();
+        admin(server);
+        try (server) {
+            for (;;) {
+                Socket peer;
+                try {
+                    peer = server.accept();
+                } catch (SocketException e) {
+                    if (server.isClosed()) {
+                        break;
+                    }
+                    throw e;
+                }
+                Thread t = new Thread(() -> b.serve(peer), "conn-" + IDS.incrementAndGet());
+                t.start();
+            }
+        }
+    }
+}

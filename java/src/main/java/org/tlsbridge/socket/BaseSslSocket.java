@@ -1,0 +1,199 @@
+package org.tlsbridge.socket;
+
+import java.net.SocketException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiFunction;
+import javax.net.ssl.HandshakeCompletedEvent;
+import javax.net.ssl.HandshakeCompletedListener;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
+import org.tlsbridge.context.Protocols;
+import org.tlsbridge.engine.EngineConfig;
+import org.tlsbridge.engine.TlsBridgeSession;
+
+/**
+ * What both tlsbridge SSLSockets share: the connection settings (one
+ * {@link EngineConfig}, exactly as the engine keeps them) and the
+ * handshake-completed listeners. The I/O is the subclasses'.
+ */
+abstract class BaseSslSocket extends SSLSocket {
+    private final List<HandshakeCompletedListener> listeners = new CopyOnWriteArrayList<>();
+    private volatile BiFunction<SSLSocket, List<String>, String> alpnSelector;
+    protected volatile EngineConfig cfg;
+
+    BaseSslSocket(EngineConfig cfg) {
+        this.cfg = cfg;
+    }
+
+    /** Whether the handshake has begun (settings are fixed from then on). */
+    abstract boolean handshakeStarted();
+
+    private void beforeStart(String what) {
+        if (handshakeStarted()) {
+            throw new IllegalArgumentException("cannot change " + what + " after the handshake has started");
+        }
+    }
+
+    @Override
+    public String[] getSupportedCipherSuites() {
+        return cfg.context().suites().supported();
+    }
+
+    @Override
+    public String[] getEnabledCipherSuites() {
+        return cfg.suites();
+    }
+
+    @Override
+    public void setEnabledCipherSuites(String[] suites) {
+        synchronized (cfg) {
+            cfg.setSuites(suites);
+        }
+    }
+
+    @Override
+    public String[] getSupportedProtocols() {
+        return Protocols.supported();
+    }
+
+    @Override
+    public String[] getEnabledProtocols() {
+        return cfg.protocols();
+    }
+
+    @Override
+    public void setEnabledProtocols(String[] protocols) {
+        synchronized (cfg) {
+            cfg.setProtocols(protocols);
+        }
+    }
+
+    @Override
+    public void setUseClientMode(boolean mode) {
+        synchronized (cfg) {
+            if (handshakeStarted() && mode != cfg.clientMode()) {
+                throw new IllegalArgumentException("Cannot change mode after SSL traffic has started");
+            }
+            cfg.setClientMode(mode);
+        }
+    }
+
+    @Override
+    public boolean getUseClientMode() {
+        return cfg.clientMode();
+    }
+
+    @Override
+    public void setNeedClientAuth(boolean need) {
+        cfg.setClientAuth(need ? EngineConfig.AUTH_NEED : EngineConfig.AUTH_NONE);
+    }
+
+    @Override
+    public boolean getNeedClientAuth() {
+        return cfg.clientAuth() == EngineConfig.AUTH_NEED;
+    }
+
+    @Override
+    public void setWantClientAuth(boolean want) {
+        cfg.setClientAuth(want ? EngineConfig.AUTH_WANT : EngineConfig.AUTH_NONE);
+    }
+
+    @Override
+    public boolean getWantClientAuth() {
+        return cfg.clientAuth() == EngineConfig.AUTH_WANT;
+    }
+
+    @Override
+    public void setEnableSessionCreation(boolean flag) {
+        cfg.setSessionCreation(flag);
+    }
+
+    @Override
+    public boolean getEnableSessionCreation() {
+        return cfg.sessionCreation();
+    }
+
+    @Override
+    public SSLParameters getSSLParameters() {
+        synchronized (cfg) {
+            return cfg.parameters();
+        }
+    }
+
+    @Override
+    public void setSSLParameters(SSLParameters params) {
+        synchronized (cfg) {
+            beforeStart("SSL parameters");
+            cfg.setParameters(params);
+        }
+    }
+
+    @Override
+    public void addHandshakeCompletedListener(HandshakeCompletedListener l) {
+        if (l == null) {
+            throw new IllegalArgumentException("listener is null");
+        }
+        listeners.add(l);
+    }
+
+    @Override
+    public void removeHandshakeCompletedListener(HandshakeCompletedListener l) {
+        if (l == null) {
+            throw new IllegalArgumentException("listener is null");
+        }
+        if (!listeners.remove(l)) {
+            throw new IllegalArgumentException("listener not registered");
+        }
+    }
+
+    /** Listeners run on a thread of their own, as SunJSSE runs them, so they may use the socket. */
+    void handshakeCompleted(SSLSession session) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        HandshakeCompletedEvent ev = new HandshakeCompletedEvent(this, session);
+        List<HandshakeCompletedListener> snapshot = List.copyOf(listeners);
+        Thread t = new Thread(() -> snapshot.forEach(l -> l.handshakeCompleted(ev)), "tlsbridge-handshake-completed");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    @Override
+    public String getApplicationProtocol() {
+        return getSession() == TlsBridgeSession.NULL_SESSION ? null : "";
+    }
+
+    @Override
+    public String getHandshakeApplicationProtocol() {
+        return null;
+    }
+
+    @Override
+    public void setHandshakeApplicationProtocolSelector(BiFunction<SSLSocket, List<String>, String> selector) {
+        alpnSelector = selector;
+    }
+
+    @Override
+    public BiFunction<SSLSocket, List<String>, String> getHandshakeApplicationProtocolSelector() {
+        return alpnSelector;
+    }
+
+    // TCP urgent data cannot be carried inside TLS records (SunJSSE refuses them too).
+
+    @Override
+    public void sendUrgentData(int data) throws SocketException {
+        throw new SocketException("This method is not supported by SSLSockets");
+    }
+
+    @Override
+    public void setOOBInline(boolean on) throws SocketException {
+        throw new SocketException("This method is not supported by SSLSockets");
+    }
+
+    @Override
+    public boolean getOOBInline() throws SocketException {
+        throw new SocketException("This method is not supported by SSLSockets");
+    }
+}

@@ -1,0 +1,693 @@
+package org.tlsbridge.socket;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.ref.Reference;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.nio.channels.SocketChannel;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
+import org.tlsbridge.context.ContextState;
+import org.tlsbridge.engine.EngineConfig;
+import org.tlsbridge.engine.Handshaker;
+import org.tlsbridge.engine.NativeOwner;
+import org.tlsbridge.engine.TlsBridgeSession;
+import org.tlsbridge.internal.NativeCallbacks;
+import org.tlsbridge.internal.Results;
+
+/**
+ * An SSLSocket whose descriptor libtlsbridge owns from the start: created,
+ * connected or accepted, read and written in C, with OpenSSL reading and
+ * writing the descriptor itself. A read or write is one JNI call that
+ * copies nothing but OpenSSL's own copy (the byte[] is pinned only around
+ * each non-blocking OpenSSL call, never while waiting).
+ *
+ * <p>Threads: one reader and one writer may run at once, and any thread may
+ * close; close wakes blocked accept, connect, handshake, read and write at
+ * once. Blocking happens in native poll(), so a virtual thread blocked here
+ * pins its carrier thread.
+ */
+public final class TlsBridgeSocket extends BaseSslSocket {
+    private static final InetAddress ANY = new InetSocketAddress(0).getAddress();
+
+    private final ContextState ctx;
+    private final ReentrantLock handshakeLock = new ReentrantLock();
+    private final ReentrantLock readLock = new ReentrantLock();
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final Object stateLock = new Object();
+    private final Callbacks callbacks = new Callbacks(this);
+    private final Owner owner = new Owner(this);
+    private final In in = new In();
+    private final Out out = new Out();
+    private volatile NativeSocket ns;
+    private volatile boolean connected;
+    private volatile boolean closed;
+    private volatile boolean inShut;
+    private volatile boolean outShut;
+    private volatile int soTimeout;
+    private volatile InetSocketAddress local;
+    private volatile InetSocketAddress remote;
+    private String host;
+    private long engine;
+    private volatile Handshaker handshaker;
+    private volatile boolean hsDone;
+    private volatile IOException hsFailure;
+    private volatile TlsBridgeSession session = TlsBridgeSession.NULL_SESSION;
+
+    /** An unconnected client socket. */
+    TlsBridgeSocket(ContextState ctx) {
+        super(new EngineConfig(ctx, null, true, true));
+        this.ctx = ctx;
+    }
+
+    /** A client socket that will connect to host (the name goes to SNI and identity checks). */
+    TlsBridgeSocket(ContextState ctx, String host) {
+        super(new EngineConfig(ctx, host, true, true));
+        this.ctx = ctx;
+        this.host = host;
+    }
+
+    /** A server-side socket just accepted by {@link TlsBridgeServerSocket}. */
+    TlsBridgeSocket(ContextState ctx, EngineConfig cfg, NativeSocket accepted) {
+        super(cfg);
+        this.ctx = ctx;
+        this.ns = accepted;
+        this.connected = true;
+        this.local = accepted.address(false);
+        this.remote = accepted.address(true);
+    }
+
+    /** The handshake's route back to the SSL: a reference, so close cannot free it meanwhile. */
+    private static final class Owner implements NativeOwner {
+        private final TlsBridgeSocket s;
+
+        Owner(TlsBridgeSocket s) {
+            this.s = s;
+        }
+
+        @Override
+        public long acquire() {
+            return s.ns.enter();
+        }
+
+        @Override
+        public void release() {
+            s.ns.leave();
+        }
+    }
+
+    /** The server's client-certificate check, called from inside the native handshake. */
+    private static final class Callbacks extends NativeCallbacks {
+        private final TlsBridgeSocket s;
+
+        Callbacks(TlsBridgeSocket s) {
+            this.s = s;
+        }
+
+        @Override
+        protected int verifyPeer(byte[][] chainDer) {
+            Handshaker h = s.handshaker;
+            return h == null ? Handshaker.X509_UNSPECIFIED : h.verifyClient(s.engine, chainDer);
+        }
+    }
+
+    // ---- descriptor ----
+
+    /** The native socket, created on first need with the family of the address about to be used. */
+    private NativeSocket socket(InetAddress forAddress) throws IOException {
+        synchronized (stateLock) {
+            if (closed) {
+                throw new SocketException("Socket is closed");
+            }
+            NativeSocket s = ns;
+            if (s == null) {
+                s = NativeSocket.forAddress(forAddress);
+                ns = s;
+            }
+            return s;
+        }
+    }
+
+    private NativeSocket open() throws SocketException {
+        NativeSocket s = ns;
+        if (closed) {
+            throw new SocketException("Socket is closed");
+        }
+        if (s == null || !connected) {
+            throw new SocketException("Socket is not connected");
+        }
+        return s;
+    }
+
+    /** The descriptor number (for diagnostics and tests), -1 when there is none. */
+    public int fd() {
+        NativeSocket s = ns;
+        return s == null || closed ? -1 : s.fd();
+    }
+
+    /** TLS counters: wire bytes in/out, plaintext in/out, records in/out, ns read/write/handshake. */
+    public long[] stats() {
+        NativeSocket s = ns;
+        return s == null ? new long[9] : s.stats();
+    }
+
+    @Override
+    public void connect(SocketAddress endpoint) throws IOException {
+        connect(endpoint, 0);
+    }
+
+    @Override
+    public void connect(SocketAddress endpoint, int timeout) throws IOException {
+        if (!(endpoint instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("unsupported address type");
+        }
+        if (timeout < 0) {
+            throw new IllegalArgumentException("connect: timeout can't be negative");
+        }
+        InetSocketAddress a = (InetSocketAddress) endpoint;
+        if (a.isUnresolved()) {
+            throw new UnknownHostException(a.getHostName());
+        }
+        if (connected) {
+            throw new SocketException("already connected");
+        }
+        NativeSocket s = socket(a.getAddress());
+        try {
+            s.connect(a, timeout);
+        } catch (IOException | RuntimeException e) {
+            close(); // java.net.Socket closes a socket whose connect failed
+            throw e;
+        }
+        synchronized (stateLock) {
+            if (host == null) {
+                host = a.getHostString();
+            }
+            cfg = cfg.copy(host, a.getPort()); // host:port keys the client session cache
+            remote = a;
+            local = s.address(false);
+            connected = true;
+        }
+    }
+
+    @Override
+    public void bind(SocketAddress bindpoint) throws IOException {
+        if (bindpoint != null && !(bindpoint instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("unsupported address type");
+        }
+        InetSocketAddress a = (InetSocketAddress) bindpoint;
+        if (a != null && a.isUnresolved()) {
+            throw new SocketException("Unresolved address");
+        }
+        if (local != null) {
+            throw new SocketException("Already bound");
+        }
+        NativeSocket s = socket(a == null ? null : a.getAddress());
+        s.bind(a, false);
+        local = s.address(false);
+    }
+
+    // ---- handshake ----
+
+    @Override
+    boolean handshakeStarted() {
+        return handshaker != null;
+    }
+
+    @Override
+    public void startHandshake() throws IOException {
+        if (hsDone) {
+            open().keyUpdate(); // TLS 1.3: KeyUpdate; 1.2: renegotiation is refused
+            return;
+        }
+        handshake();
+    }
+
+    private void handshake() throws IOException {
+        if (hsDone) {
+            return;
+        }
+        handshakeLock.lock();
+        try {
+            if (hsDone) {
+                return;
+            }
+            if (hsFailure != null) {
+                throw new SSLException("the handshake failed before: " + hsFailure.getMessage(), hsFailure);
+            }
+            NativeSocket s = open();
+            if (handshaker == null) {
+                begin(s);
+            }
+            for (;;) {
+                int task = s.handshake(soTimeout);
+                if (task == 0) {
+                    break;
+                }
+                Runnable work = handshaker.task(task);
+                if (work != null) {
+                    work.run();
+                }
+                s.taskDone();
+            }
+            long e = s.enter();
+            try {
+                if (e == 0) {
+                    throw new SocketException("Socket closed");
+                }
+                session = handshaker.finish(e);
+            } finally {
+                s.leave();
+            }
+            hsDone = true;
+        } catch (SocketTimeoutException e) {
+            throw e; // nothing was lost: the handshake goes on with the next call
+        } catch (IOException | RuntimeException e) {
+            throw failed(e);
+        } finally {
+            handshakeLock.unlock();
+        }
+        handshakeCompleted(session);
+    }
+
+    private void begin(NativeSocket s) throws IOException {
+        EngineConfig c;
+        synchronized (cfg) {
+            c = cfg;
+            long e = s.attach(ctx.handle(), c.clientMode(), callbacks);
+            Reference.reachabilityFence(ctx);
+            engine = e;
+            handshaker = new Handshaker(owner, c, null, this, host,
+                    remote == null ? -1 : remote.getPort());
+        }
+        long e = s.enter();
+        try {
+            if (e == 0) {
+                throw new SocketException("Socket closed");
+            }
+            c.apply(e);
+        } finally {
+            s.leave();
+        }
+    }
+
+    /** A handshake that cannot go on: remember why, close, and say why with the trust manager's cause. */
+    private IOException failed(Exception e) {
+        if (closed) {
+            SocketException se = new SocketException("Socket closed");
+            se.initCause(e);
+            return se;
+        }
+        IOException io;
+        if (e instanceof IOException) {
+            io = (IOException) e;
+        } else {
+            io = new SSLException(e.getMessage(), e);
+        }
+        Handshaker h = handshaker;
+        Throwable cause = h == null ? null : h.cause();
+        if (cause != null && io.getCause() == null && cause != io) {
+            io.initCause(cause);
+        }
+        hsFailure = io;
+        closeQuietly(false);
+        return io;
+    }
+
+    @Override
+    public SSLSession getSession() {
+        if (!hsDone && connected && !closed && hsFailure == null) {
+            try {
+                handshake();
+            } catch (IOException e) {
+                return TlsBridgeSession.NULL_SESSION;
+            }
+        }
+        return session;
+    }
+
+    @Override
+    public SSLSession getHandshakeSession() {
+        Handshaker h = handshaker;
+        return h == null || hsDone ? null : h.session();
+    }
+
+    // ---- streams ----
+
+    @Override
+    public InputStream getInputStream() throws IOException {
+        open();
+        if (inShut) {
+            throw new SocketException("Socket input is shutdown");
+        }
+        return in;
+    }
+
+    @Override
+    public OutputStream getOutputStream() throws IOException {
+        open();
+        if (outShut) {
+            throw new SocketException("Socket output is shutdown");
+        }
+        return out;
+    }
+
+    private final class In extends InputStream {
+        private final byte[] one = new byte[1];
+
+        @Override
+        public int read() throws IOException {
+            int n = read(one, 0, 1);
+            return n <= 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            Objects.checkFromIndexSize(off, len, b.length);
+            if (len == 0) {
+                return 0;
+            }
+            handshake();
+            readLock.lock();
+            try {
+                if (inShut) {
+                    return -1;
+                }
+                return open().read(b, off, len, soTimeout);
+            } catch (SocketException e) {
+                throw closed ? new SocketException("Socket closed") : e;
+            } finally {
+                readLock.unlock();
+            }
+        }
+
+        @Override
+        public int available() throws IOException {
+            NativeSocket s = open();
+            return hsDone && !inShut ? s.available() : 0;
+        }
+
+        @Override
+        public void close() throws IOException {
+            TlsBridgeSocket.this.close();
+        }
+    }
+
+    private final class Out extends OutputStream {
+        private final byte[] one = new byte[1];
+
+        @Override
+        public void write(int b) throws IOException {
+            one[0] = (byte) b;
+            write(one, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            Objects.checkFromIndexSize(off, len, b.length);
+            if (len == 0) {
+                return;
+            }
+            handshake();
+            writeLock.lock();
+            try {
+                if (outShut) {
+                    throw new SocketException("Socket output is shutdown");
+                }
+                open().write(b, off, len);
+            } catch (SocketException e) {
+                throw closed ? new SocketException("Socket closed") : e;
+            } finally {
+                writeLock.unlock();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            TlsBridgeSocket.this.close();
+        }
+    }
+
+    // ---- close and shutdown ----
+
+    @Override
+    public void close() throws IOException {
+        closeQuietly(true);
+    }
+
+    private void closeQuietly(boolean closeNotify) {
+        NativeSocket s;
+        synchronized (stateLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            s = ns;
+        }
+        if (s != null) {
+            s.close(closeNotify && hsDone && !outShut);
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return connected;
+    }
+
+    @Override
+    public boolean isBound() {
+        return local != null;
+    }
+
+    @Override
+    public void shutdownInput() throws IOException {
+        NativeSocket s = open();
+        if (inShut) {
+            throw new SocketException("Socket input is already shutdown");
+        }
+        inShut = true;
+        s.shutdown(false);
+    }
+
+    @Override
+    public void shutdownOutput() throws IOException {
+        NativeSocket s = open();
+        if (outShut) {
+            throw new SocketException("Socket output is already shutdown");
+        }
+        writeLock.lock(); // close_notify must not cut into a record being written
+        try {
+            outShut = true;
+            s.shutdown(true);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    @Override
+    public boolean isInputShutdown() {
+        return inShut;
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outShut;
+    }
+
+    // ---- addresses ----
+
+    @Override
+    public InetAddress getInetAddress() {
+        InetSocketAddress r = remote;
+        return connected && r != null ? r.getAddress() : null;
+    }
+
+    @Override
+    public int getPort() {
+        InetSocketAddress r = remote;
+        return connected && r != null ? r.getPort() : 0;
+    }
+
+    @Override
+    public SocketAddress getRemoteSocketAddress() {
+        return connected ? remote : null;
+    }
+
+    @Override
+    public InetAddress getLocalAddress() {
+        InetSocketAddress l = local;
+        return l == null || closed ? ANY : l.getAddress();
+    }
+
+    @Override
+    public int getLocalPort() {
+        InetSocketAddress l = local;
+        return l == null ? -1 : l.getPort();
+    }
+
+    @Override
+    public SocketAddress getLocalSocketAddress() {
+        return local;
+    }
+
+    @Override
+    public SocketChannel getChannel() {
+        return null;
+    }
+
+    // ---- options ----
+
+    @Override
+    public void setSoTimeout(int timeout) throws SocketException {
+        if (closed) {
+            throw new SocketException("Socket is closed");
+        }
+        if (timeout < 0) {
+            throw new IllegalArgumentException("timeout can't be negative");
+        }
+        soTimeout = timeout;
+    }
+
+    @Override
+    public int getSoTimeout() throws SocketException {
+        if (closed) {
+            throw new SocketException("Socket is closed");
+        }
+        return soTimeout;
+    }
+
+    /** The descriptor for an option call: made now (dual-stack) if nothing has made it yet. */
+    private NativeSocket forOption() throws SocketException {
+        try {
+            return socket(null);
+        } catch (SocketException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new SocketException(e.getMessage());
+        }
+    }
+
+    private void set(int opt, int value) throws SocketException {
+        forOption().setOption(opt, value);
+    }
+
+    private int get(int opt) throws SocketException {
+        return forOption().option(opt);
+    }
+
+    @Override
+    public void setTcpNoDelay(boolean on) throws SocketException {
+        set(NativeSocket.TCP_NODELAY, on ? 1 : 0);
+    }
+
+    @Override
+    public boolean getTcpNoDelay() throws SocketException {
+        return get(NativeSocket.TCP_NODELAY) != 0;
+    }
+
+    @Override
+    public void setKeepAlive(boolean on) throws SocketException {
+        set(NativeSocket.SO_KEEPALIVE, on ? 1 : 0);
+    }
+
+    @Override
+    public boolean getKeepAlive() throws SocketException {
+        return get(NativeSocket.SO_KEEPALIVE) != 0;
+    }
+
+    @Override
+    public void setReuseAddress(boolean on) throws SocketException {
+        set(NativeSocket.SO_REUSEADDR, on ? 1 : 0);
+    }
+
+    @Override
+    public boolean getReuseAddress() throws SocketException {
+        return get(NativeSocket.SO_REUSEADDR) != 0;
+    }
+
+    @Override
+    public void setReceiveBufferSize(int size) throws SocketException {
+        if (size <= 0) {
+            throw new IllegalArgumentException("invalid receive size");
+        }
+        set(NativeSocket.SO_RCVBUF, size);
+    }
+
+    @Override
+    public int getReceiveBufferSize() throws SocketException {
+        return get(NativeSocket.SO_RCVBUF);
+    }
+
+    @Override
+    public void setSendBufferSize(int size) throws SocketException {
+        if (size <= 0) {
+            throw new IllegalArgumentException("negative send size");
+        }
+        set(NativeSocket.SO_SNDBUF, size);
+    }
+
+    @Override
+    public int getSendBufferSize() throws SocketException {
+        return get(NativeSocket.SO_SNDBUF);
+    }
+
+    @Override
+    public void setSoLinger(boolean on, int linger) throws SocketException {
+        if (on && linger < 0) {
+            throw new IllegalArgumentException("invalid value for SO_LINGER");
+        }
+        set(NativeSocket.SO_LINGER, on ? Math.min(linger, 65535) : -1);
+    }
+
+    @Override
+    public int getSoLinger() throws SocketException {
+        return get(NativeSocket.SO_LINGER);
+    }
+
+    @Override
+    public void setTrafficClass(int tc) throws SocketException {
+        if (tc < 0 || tc > 255) {
+            throw new IllegalArgumentException("tc is not in range 0 -- 255");
+        }
+        set(NativeSocket.IP_TOS, tc);
+    }
+
+    @Override
+    public int getTrafficClass() throws SocketException {
+        return get(NativeSocket.IP_TOS);
+    }
+
+    @Override
+    public <T> java.net.Socket setOption(java.net.SocketOption<T> name, T value) throws IOException {
+        SocketOptionsSupport.set(this, name, value);
+        return this;
+    }
+
+    @Override
+    public <T> T getOption(java.net.SocketOption<T> name) throws IOException {
+        return SocketOptionsSupport.get(this, name);
+    }
+
+    @Override
+    public java.util.Set<java.net.SocketOption<?>> supportedOptions() {
+        return SocketOptionsSupport.SOCKET;
+    }
+
+    @Override
+    public String toString() {
+        return "TlsBridgeSocket[" + (cfg.clientMode() ? "client" : "server") + ", " + session + ", "
+                + (remote == null ? "unconnected" : remote) + (closed ? ", closed" : "") + "]";
+    }
+}

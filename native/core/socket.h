@@ -1,0 +1,103 @@
+/*
+ * Sockets whose descriptor tlsbridge owns: created, connected or accepted,
+ * read and written here, with OpenSSL on the descriptor itself (SSL_set_fd).
+ * No JNI in this layer.
+ *
+ * Threads: one reader, one writer, one handshaker at a time, and close()
+ * from anywhere. The descriptor is non-blocking; every wait is a poll() on
+ * it plus an eventfd that close() signals, done outside the mutex, which is
+ * held only while inside OpenSSL. Each caller holds a reference for the
+ * length of its call; close() only marks and wakes, and whoever drops the
+ * last reference closes the descriptor and frees the SSL, so nothing is
+ * ever freed or reused under a thread still inside a call. The small struct
+ * itself lives until tb_sock_free (the owner's Cleaner), so a thread that
+ * races close() to a call finds it closed instead of freed.
+ */
+#ifndef TB_SOCKET_H
+#define TB_SOCKET_H
+
+#include "tb.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <netinet/in.h>
+
+/* Options, numbered for Java (NativeSocket.java). */
+enum tb_sockopt {
+  TB_SO_REUSEADDR = 1, TB_SO_NODELAY = 2, TB_SO_KEEPALIVE = 3, TB_SO_RCVBUF = 4,
+  TB_SO_SNDBUF = 5, TB_SO_LINGER = 6, TB_SO_TCLASS = 7, TB_SO_OOBINLINE = 8, TB_SO_REUSEPORT = 9
+};
+
+/* What a blocking wait wants. */
+enum { TB_WAIT_READ = 1, TB_WAIT_WRITE = 2 };
+
+/* Results of the TLS calls besides byte counts. */
+#define TB_SOCK_EOF (-1)
+#define TB_SOCK_ERR (-2)
+
+typedef struct tb_sock {
+  int fd;
+  int wake;                 /* eventfd: readable once close() was called */
+  int family;
+  atomic_int refs;          /* 1 for the owner + 1 per thread inside a call */
+  atomic_int closed;
+  atomic_int released;      /* fd, eventfd and SSL are gone (struct lives on) */
+  atomic_int shut_in, shut_out;
+  pthread_mutex_t mu;       /* held only while inside OpenSSL */
+  tb_engine *e;             /* NULL until TLS is attached (never for a listener) */
+  /* Called with e->owner just before the engine is freed, on the thread
+   * that drops the last reference, so the glue can release its handle. */
+  void (*release_owner)(void *owner);
+} tb_sock;
+
+/* An address as Java passes it: 4 or 16 bytes, a port, an IPv6 scope. */
+typedef struct tb_addr {
+  uint8_t bytes[16];
+  int len;
+  int port;
+  uint32_t scope;
+} tb_addr;
+
+/* socket.c: descriptors, references, waits */
+tb_sock *tb_sock_new(int family, tb_error *err);
+tb_sock *tb_sock_wrap(int fd, int family, tb_error *err); /* takes fd */
+int tb_sock_enter(tb_sock *s, tb_error *err);
+void tb_sock_leave(tb_sock *s);
+void tb_sock_close(tb_sock *s);
+void tb_sock_free(tb_sock *s); /* closes if needed; no call may be running */
+/* 1 ready, 0 timed out, -1 closed or failed (err set). deadline 0: none. */
+int tb_sock_wait(tb_sock *s, int what, uint64_t deadline_ns, tb_error *err);
+uint64_t tb_deadline(int64_t timeout_ms);
+
+/* socket_net.c: bind, listen, accept, connect, options, addresses */
+int tb_sock_bind(tb_sock *s, const tb_addr *a, int reuse, tb_error *err);
+int tb_sock_listen(tb_sock *s, int backlog, tb_error *err);
+tb_sock *tb_sock_accept(tb_sock *s, int64_t timeout_ms, tb_error *err);
+int tb_sock_connect(tb_sock *s, const tb_addr *a, int64_t timeout_ms, tb_error *err);
+int tb_sock_setopt(tb_sock *s, int opt, int value, tb_error *err);
+int tb_sock_getopt(tb_sock *s, int opt, int *value, tb_error *err);
+int tb_sock_name(tb_sock *s, int peer, tb_addr *a, tb_error *err);
+int tb_sock_shutdown(tb_sock *s, int out, tb_error *err);
+
+/* socket_tls.c: OpenSSL on the descriptor */
+int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err);
+/* 0 done, >0 a TB_TASK_* to run before calling again, -1 failed (err set). */
+/* glue: the glue layer's per-call context, set on the engine during the call. */
+int tb_sock_handshake(tb_sock *s, int64_t timeout_ms, void *glue, tb_error *err);
+/* Bytes read, TB_SOCK_EOF, or TB_SOCK_ERR (err set). `pin` maps the
+ * caller's memory just around each OpenSSL call (and `unpin` releases it),
+ * so nothing stays pinned while the thread waits. */
+typedef uint8_t *(*tb_pin_fn)(void *arg);
+typedef void (*tb_unpin_fn)(void *arg, uint8_t *p, int commit);
+long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_t len,
+                  int64_t timeout_ms, tb_error *err);
+long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_t len, tb_error *err);
+int tb_sock_pending(tb_sock *s);
+/* TLS 1.3: a KeyUpdate that goes out with the next write; TLS 1.2: an error
+ * (renegotiation is refused), as the engine's beginHandshake does. */
+int tb_sock_key_update(tb_sock *s, tb_error *err);
+/* Sends close_notify if the handshake is done and output is still open;
+ * never blocks for long (what the kernel does not take at once is dropped). */
+void tb_sock_close_notify(tb_sock *s);
+
+#endif

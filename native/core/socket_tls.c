@@ -1,0 +1,329 @@
+/* TLS on a socket's own descriptor: OpenSSL reads and writes the fd itself,
+ * so the only user-space copy per direction is OpenSSL's own (record buffer
+ * <-> caller memory). Each OpenSSL call runs under the socket's mutex on a
+ * non-blocking descriptor and never waits; waiting is tb_sock_wait, outside
+ * the mutex, so a reader and a writer can both be blocked at once. */
+#include "socket.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <time.h>
+#include <openssl/err.h>
+
+int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
+  tb_engine *e;
+  if (s->e) {
+    tb_err_set(err, TB_ERR_STATE, "TLS is already attached to this socket");
+    return -1;
+  }
+  e = tb_engine_new(ctx, client, err);
+  if (!e)
+    return -1;
+  ERR_clear_error();
+  /* replaces the engine's memory BIO by a socket BIO that does not own fd */
+  if (!SSL_set_fd(e->ssl, s->fd)) {
+    tb_err_from_openssl(err, TB_ERR_SSL, "SSL_set_fd failed");
+    tb_engine_free(e);
+    return -1;
+  }
+  e->flags |= TB_F_SOCKET;
+  SSL_set_mode(e->ssl, SSL_MODE_AUTO_RETRY);
+  s->e = e;
+  return 0;
+}
+
+static void lock(tb_sock *s) { pthread_mutex_lock(&s->mu); }
+static void unlock(tb_sock *s) { pthread_mutex_unlock(&s->mu); }
+
+static int closed_err(tb_sock *s, tb_error *err) {
+  if (!atomic_load(&s->closed))
+    return 0;
+  tb_err_set(err, TB_ERR_SOCKET, "Socket closed");
+  return 1;
+}
+
+static void count_io(tb_engine *e) {
+  e->stats.bytes_in = BIO_number_read(SSL_get_rbio(e->ssl));
+  e->stats.bytes_out = BIO_number_written(SSL_get_wbio(e->ssl));
+  e->stats.calls++;
+}
+
+/* Takes a reference and returns the engine, or NULL (err set). */
+static tb_engine *enter_tls(tb_sock *s, tb_error *err) {
+  if (tb_sock_enter(s, err) < 0)
+    return NULL;
+  if (!s->e) {
+    tb_sock_leave(s);
+    tb_err_set(err, TB_ERR_STATE, "no TLS on this socket");
+  }
+  return s->e;
+}
+
+int tb_sock_handshake(tb_sock *s, int64_t timeout_ms, void *glue, tb_error *err) {
+  tb_engine *e = enter_tls(s, err);
+  int rc = -1;
+  if (!e)
+    return -1;
+  e->glue = glue;
+  for (;;) {
+    int step, what, w;
+    lock(s);
+    if (closed_err(s, err)) {
+      unlock(s);
+      break;
+    }
+    if (e->flags & TB_F_HS_DONE) {
+      unlock(s);
+      rc = 0;
+      break;
+    }
+    if (e->flags & TB_F_FAILED) {
+      *err = e->err;
+      unlock(s);
+      break;
+    }
+    step = tb_hs_step(e);
+    what = SSL_want_write(e->ssl) ? TB_WAIT_WRITE : TB_WAIT_READ;
+    count_io(e);
+    if (step < 0) {
+      e->error_pending = 0;
+      *err = e->err;
+    }
+    unlock(s);
+    if (step == 1) {
+      rc = 0;
+      break;
+    }
+    if (step == 2) {
+      rc = e->task;
+      break;
+    }
+    if (step < 0)
+      break;
+    /* the timeout applies to each wait for the peer, as SO_TIMEOUT does */
+    w = tb_sock_wait(s, what, tb_deadline(timeout_ms), err);
+    if (w < 0)
+      break;
+    if (w == 0) {
+      tb_err_set(err, TB_ERR_TIMEOUT, "Read timed out during the TLS handshake");
+      break;
+    }
+  }
+  e->glue = NULL;
+  tb_sock_leave(s);
+  return rc;
+}
+
+/* An OpenSSL failure after the handshake: 1 means "treat as end of stream"
+ * (the peer closed without close_notify, which SunJSSE also accepts by
+ * default), 0 means err now holds the error. Mutex held. */
+static int io_failure(tb_sock *s, int se, int saved_errno, int reading, tb_error *err) {
+  unsigned long code = ERR_peek_error();
+  if (se == SSL_ERROR_ZERO_RETURN) {
+    s->e->flags |= TB_F_PEER_CLOSED;
+    return 1;
+  }
+  if (se == SSL_ERROR_SSL && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING && reading) {
+    ERR_clear_error();
+    return 1;
+  }
+  if (se == SSL_ERROR_SYSCALL && code == 0) {
+    if (saved_errno == 0 && reading)
+      return 1;
+    if (saved_errno == ECONNRESET)
+      tb_err_set(err, TB_ERR_SOCKET, "Connection reset");
+    else if (saved_errno == EPIPE)
+      tb_err_set(err, TB_ERR_SOCKET, "Broken pipe");
+    else
+      tb_err_set(err, TB_ERR_SOCKET, "%s: %s", reading ? "read" : "write",
+                 saved_errno ? strerror(saved_errno) : "unexpected end of stream");
+    return 0;
+  }
+  tb_err_from_openssl(err, TB_ERR_SSL, reading ? "cannot read TLS record" : "cannot write TLS record");
+  return 0;
+}
+
+/* Locks the socket for one OpenSSL call and maps the caller's memory; NULL
+ * (and unlocked) when the socket is closed (err set) or the memory cannot be
+ * mapped (err cleared: the glue's exception is already pending). */
+static uint8_t *begin_call(tb_sock *s, tb_pin_fn pin, void *arg, tb_error *err) {
+  uint8_t *p;
+  lock(s);
+  if (closed_err(s, err)) {
+    unlock(s);
+    return NULL;
+  }
+  p = pin(arg);
+  if (!p) {
+    unlock(s);
+    tb_err_clear(err);
+  }
+  return p;
+}
+
+long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_t len, int64_t timeout_ms,
+                  tb_error *err) {
+  uint64_t deadline = tb_deadline(timeout_ms);
+  long out = TB_SOCK_ERR;
+  tb_engine *e;
+  if (len == 0)
+    return 0;
+  if (len > INT_MAX)
+    len = INT_MAX;
+  e = enter_tls(s, err);
+  if (!e)
+    return TB_SOCK_ERR;
+  for (;;) {
+    size_t n = 0;
+    int ok, se = 0, saved = 0, w, eof = 0;
+    uint8_t *p;
+    uint64_t t0;
+    if (atomic_load(&s->shut_in)) {
+      out = TB_SOCK_EOF;
+      break;
+    }
+    p = begin_call(s, pin, arg, err);
+    if (!p)
+      break;
+    ERR_clear_error();
+    errno = 0;
+    t0 = tb_now_ns();
+    ok = SSL_read_ex(e->ssl, p, len, &n);
+    saved = errno;
+    unpin(arg, p, ok);
+    e->stats.ns_read += tb_now_ns() - t0;
+    count_io(e);
+    if (ok) {
+      e->stats.app_in += n;
+      e->stats.records_in++;
+    } else {
+      se = SSL_get_error(e->ssl, 0);
+      if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
+        eof = io_failure(s, se, saved, 1, err);
+    }
+    unlock(s);
+    if (ok) {
+      out = (long)n;
+      break;
+    }
+    if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE) {
+      if (eof || atomic_load(&s->shut_in))
+        out = TB_SOCK_EOF;
+      break;
+    }
+    w = tb_sock_wait(s, se == SSL_ERROR_WANT_WRITE ? TB_WAIT_WRITE : TB_WAIT_READ, deadline, err);
+    if (w < 0)
+      break;
+    if (w == 0) {
+      tb_err_set(err, TB_ERR_TIMEOUT, "Read timed out");
+      break;
+    }
+  }
+  tb_sock_leave(s);
+  return out;
+}
+
+long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_t len, tb_error *err) {
+  size_t done = 0;
+  tb_engine *e = enter_tls(s, err);
+  if (!e)
+    return TB_SOCK_ERR;
+  while (done < len) {
+    size_t n = 0, chunk = len - done > INT_MAX ? INT_MAX : len - done;
+    int ok, se = 0, saved, w;
+    uint8_t *p;
+    uint64_t t0;
+    if (atomic_load(&s->shut_out)) {
+      tb_err_set(err, TB_ERR_SOCKET, "Socket output is shutdown");
+      break;
+    }
+    p = begin_call(s, pin, arg, err);
+    if (!p)
+      break;
+    ERR_clear_error();
+    errno = 0;
+    t0 = tb_now_ns();
+    /* after WANT_WRITE the same length is offered again; the address may
+     * differ (SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER on every context) */
+    ok = SSL_write_ex(e->ssl, p + done, chunk, &n);
+    saved = errno;
+    unpin(arg, p, 0);
+    e->stats.ns_write += tb_now_ns() - t0;
+    count_io(e);
+    if (ok) {
+      e->stats.app_out += n;
+      e->stats.records_out++;
+      done += n;
+    } else {
+      se = SSL_get_error(e->ssl, 0);
+      if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
+        io_failure(s, se, saved, 0, err);
+    }
+    unlock(s);
+    if (ok)
+      continue;
+    if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
+      break;
+    w = tb_sock_wait(s, se == SSL_ERROR_WANT_READ ? TB_WAIT_READ : TB_WAIT_WRITE, 0, err);
+    if (w < 0)
+      break;
+  }
+  tb_sock_leave(s);
+  return done == len ? (long)done : TB_SOCK_ERR;
+}
+
+int tb_sock_pending(tb_sock *s) {
+  tb_error err;
+  int n = 0;
+  tb_engine *e = enter_tls(s, &err);
+  if (!e)
+    return 0;
+  lock(s);
+  n = SSL_pending(e->ssl);
+  unlock(s);
+  tb_sock_leave(s);
+  return n;
+}
+
+void tb_sock_close_notify(tb_sock *s) {
+  tb_error err;
+  struct timespec until;
+  tb_engine *e = enter_tls(s, &err);
+  if (!e)
+    return;
+  /* A handshake callback into Java may hold the mutex for a while; close
+   * must not hang behind it, so close_notify is skipped then. */
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += 250000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  if (pthread_mutex_timedlock(&s->mu, &until) == 0) {
+    if ((e->flags & TB_F_HS_DONE) && !(e->flags & (TB_F_OUT_CLOSING | TB_F_FAILED)) &&
+        !atomic_load(&s->shut_out)) {
+      e->flags |= TB_F_OUT_CLOSING;
+      ERR_clear_error();
+      SSL_shutdown(e->ssl); /* non-blocking: whatever the kernel takes now */
+      ERR_clear_error();
+      count_io(e);
+    }
+    unlock(s);
+  }
+  tb_sock_leave(s);
+}
+
+int tb_sock_key_update(tb_sock *s, tb_error *err) {
+  int rc;
+  tb_engine *e = enter_tls(s, err);
+  if (!e)
+    return -1;
+  lock(s);
+  rc = tb_engine_begin(e);
+  if (rc < 0)
+    *err = e->err;
+  unlock(s);
+  tb_sock_leave(s);
+  return rc;
+}

@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# Process-level checks of tlsbridge's native SSLServerSocket, through
+# bench/sslsocket's BenchmarkSSLSocket, for TLSBridge and SunJSSE alike:
+#   - curl (TLS 1.2 and 1.3, keep-alive, a request body) and openssl s_client
+#   - siege: 500 concurrent users, 0 failed transactions, and the server's
+#     /proc/self/fd count, thread count and live connections back where they were
+#   - a 16 MiB response through curl, TLS 1.2 and 1.3, compared by SHA-256
+#   - strace -k: TLS records leave through the accepted descriptor from
+#     libssl's socket BIO called by libtlsbridge, with no Java frame between
+#
+#   tests/socket/run.sh [native-build-dir]     (the JVM side comes from target/classes)
+set -uo pipefail
+source "$(dirname "$0")/../../scripts/lib/common.sh"
+cd "$TB_ROOT"
+
+need_pkgs siege strace curl openssl
+trap '' PIPE # a benchmark that died must fail its checks, not kill this script through its stdin pipe
+PASS=0
+FAIL=0
+ok() { echo "PASS $1"; PASS=$((PASS + 1)); }
+bad() { echo "FAIL $1${2:+: $2}"; FAIL=$((FAIL + 1)); }
+
+if [[ ! -f target/classes/org/tlsbridge/TlsBridgeProvider.class ||
+      ! -f target/classes/META-INF/native/linux-x86_64/libtlsbridge.so ]]; then
+  log "building tlsbridge (mvn package)"
+  mvn -B -q package -DskipTests -DskipCtest=true >/dev/null || { echo "NOT RUN: build failed"; exit 1; }
+fi
+CP=$(bench/sslsocket/build.sh) || { echo "NOT RUN: cannot compile BenchmarkSSLSocket"; exit 1; }
+JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+
+WORK=$(mktemp -d /tmp/tb-socket.XXXXXX)
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" -days 2 \
+  -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null &&
+openssl pkcs12 -export -inkey "$WORK/key.pem" -in "$WORK/cert.pem" -name server \
+  -passout pass:m1oZilla -out "$WORK/server.p12" || { echo "NOT RUN: openssl cannot make a key"; exit 1; }
+
+cat >"$WORK/siegerc" <<'RC'
+verbose = false
+quiet = false
+json_output = true
+logging = false
+show-logfile = false
+protocol = HTTP/1.1
+connection = close
+parser = false
+limit = 1024
+timeout = 30
+failures = 1000000
+internet = false
+benchmark = true
+RC
+
+# start_bench NAME IMPL SIZE [strace-prefix...]: sets B_PORT, B_CTL (fd to its stdin), B_OUT
+start_bench() {
+  local name=$1 impl=$2 size=$3
+  shift 3
+  mkfifo "$WORK/$name.ctl"
+  "$@" "$JAVA" -cp "$CP" BenchmarkSSLSocket "$impl" "$WORK/server.p12" m1oZilla 0 "$size" \
+    <"$WORK/$name.ctl" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  PIDS+=($!)
+  B_PID=$!
+  exec {B_CTL}>"$WORK/$name.ctl"
+  B_OUT=$WORK/$name.out
+  local i
+  for i in $(seq 600); do
+    grep -q LISTENING "$B_OUT" 2>/dev/null && break
+    kill -0 "$B_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  B_PORT=$(awk '/^LISTENING/{print $3; exit}' "$B_OUT")
+  [[ -n $B_PORT ]]
+}
+
+stop_bench() {
+  echo quit >&"$B_CTL"
+  exec {B_CTL}>&-
+  local i
+  for i in $(seq 50); do kill -0 "$B_PID" 2>/dev/null || break; sleep 0.1; done
+  kill "$B_PID" 2>/dev/null
+  wait "$B_PID" 2>/dev/null
+}
+
+# stats -> "fds threads connections served errors"
+stats() {
+  local n
+  n=$(grep -c '^STATS' "$B_OUT")
+  echo stats >&"$B_CTL"
+  local i
+  for i in $(seq 100); do
+    (($(grep -c '^STATS' "$B_OUT") > n)) && break
+    sleep 0.05
+  done
+  grep '^STATS' "$B_OUT" | tail -1 | sed -E 's/.*fds=([0-9]+) threads=([0-9]+) connections=([0-9]+) served=([0-9]+) errors=([0-9]+).*/\1 \2 \3 \4 \5/'
+}
+
+expected_body() { head -c "$1" /dev/zero | tr '\0' a; }
+
+check_curl() { # label curl-args...
+  local label=$1 body
+  shift
+  body=$(timeout 30 curl -sk "$@" "https://127.0.0.1:$B_PORT/" 2>&1)
+  if [[ $body == "$(expected_body 1024)" ]]; then ok "$label"; else bad "$label" "${body:0:80}"; fi
+}
+
+for impl in TLSBridge SunJSSE; do
+  if ! start_bench "$impl" "$impl.SSLSocket" 1024; then
+    bad "$impl: benchmark starts" "$(head -5 "$WORK/$impl.err")"
+    continue
+  fi
+  check_curl "$impl: curl TLS 1.3" --tlsv1.3
+  check_curl "$impl: curl TLS 1.2" --tlsv1.2 --tls-max 1.2
+  n=$(timeout 30 curl -sk -o /dev/null -o /dev/null -w '%{http_code}:%{num_connects} ' \
+    "https://127.0.0.1:$B_PORT/one" "https://127.0.0.1:$B_PORT/two")
+  [[ $n == "200:1 200:0 " ]] && ok "$impl: keep-alive (two requests, one connection)" || bad "$impl: keep-alive" "$n"
+  head -c 100000 /dev/urandom >"$WORK/post.bin"
+  n=$(timeout 30 curl -s -k -o /dev/null -w '%{http_code}:%{num_connects} ' \
+    --data-binary @"$WORK/post.bin" "https://127.0.0.1:$B_PORT/post" \
+    -: -k -o /dev/null -w '%{http_code}:%{num_connects} ' "https://127.0.0.1:$B_PORT/after")
+  [[ $n == "200:1 200:0 " ]] && ok "$impl: request body consumed before the next request" || bad "$impl: request body" "$n"
+  for v in tls1_2 tls1_3; do
+    r=$(printf 'GET / HTTP/1.0\r\n\r\n' | timeout 30 openssl s_client -connect "127.0.0.1:$B_PORT" "-$v" -quiet \
+      2>/dev/null | tr -d '\r')
+    if [[ $(head -1 <<<"$r") == "HTTP/1.1 200 OK" && $(tail -1 <<<"$r") == "$(expected_body 1024)" ]]; then
+      ok "$impl: openssl s_client -$v"
+    else
+      bad "$impl: openssl s_client -$v" "$(head -1 <<<"$r")"
+    fi
+  done
+
+  read -r fd0 th0 cn0 _ errs0 < <(stats)
+  t0=$(date +%s.%N)
+  timeout 180 siege -R "$WORK/siegerc" -c 500 -r 2 -b "https://127.0.0.1:$B_PORT/" \
+    >"$WORK/$impl.siege.json" 2>"$WORK/$impl.siege.err"
+  t1=$(date +%s.%N)
+  read -r trans failed rate < <(python3 - "$WORK/$impl.siege.json" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r'\{.*\}', text, re.S)
+d = json.loads(m.group(0)) if m else {}
+print(d.get("transactions", -1), d.get("failed_transactions", -1), d.get("transaction_rate", 0))
+PY
+)
+  echo "  $impl siege -c 500 -r 2: $trans transactions, $failed failed, $rate trans/s, $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}') s"
+  [[ $trans == 1000 && $failed == 0 ]] && ok "$impl: siege 500 concurrent, 0 failed" ||
+    bad "$impl: siege 500 concurrent" "transactions=$trans failed=$failed; $(sort "$WORK/$impl.siege.err" | uniq -c | sort -rn | head -3 | tr '\n' ' ')"
+  for i in $(seq 100); do
+    read -r fd1 th1 cn1 _ errs < <(stats)
+    ((cn1 == 0 && fd1 <= fd0 && th1 <= th0)) && break
+    sleep 0.1
+  done
+  echo "  $impl server: fds $fd0 -> $fd1, threads $th0 -> $th1, live connections $cn1, connections that ended in an exception $errs0 -> $errs"
+  [[ $fd1 == "$fd0" ]] && ok "$impl: no descriptor leak (/proc/self/fd $fd0 -> $fd1)" || bad "$impl: descriptor leak" "$fd0 -> $fd1"
+  [[ $th1 == "$th0" && $cn1 == 0 ]] && ok "$impl: no thread leak ($th0 -> $th1)" || bad "$impl: thread leak" "$th0 -> $th1, live $cn1"
+  stop_bench
+done
+
+# 16 MiB responses, compared by digest
+big=$((16 * 1024 * 1024))
+if start_bench big TLSBridge.SSLSocket "$big"; then
+  want=$(expected_body "$big" | sha256sum | cut -d' ' -f1)
+  for v in "--tlsv1.2 --tls-max 1.2" "--tlsv1.3"; do
+    # shellcheck disable=SC2086
+    got=$(timeout 60 curl -sk $v "https://127.0.0.1:$B_PORT/" | sha256sum | cut -d' ' -f1)
+    [[ $got == "$want" ]] && ok "TLSBridge: 16 MiB via curl $v" || bad "TLSBridge: 16 MiB via curl $v" "digest $got"
+  done
+  stop_bench
+else
+  bad "TLSBridge: 16 MiB benchmark starts"
+fi
+
+# Where the records leave: strace -k on the server while curl fetches 40 000 bytes.
+if start_bench traced TLSBridge.SSLSocket 40000 strace -f -k -qq -e trace=accept4,write,sendto,writev -o "$WORK/trace"; then
+  timeout 60 curl -sk --tlsv1.3 -o /dev/null "https://127.0.0.1:$B_PORT/"
+  stop_bench
+  verdict=$(python3 - "$WORK/trace" "$WORK/evidence" <<'PY'
+import re, sys
+lines = open(sys.argv[1], errors="replace").read().split("\n")
+fds, out = set(), []
+for i, line in enumerate(lines):
+    m = re.match(r"(\d+)\s+accept4\(\d+, .*\) = (\d+)", line)
+    if m:
+        fds.add(m.group(2))
+        continue
+    # a TLS application-data record header (23, 3, 3) written on an accepted descriptor
+    m = re.match(r'(\d+)\s+(write|sendto)\((\d+), "\\27\\3\\3', line)
+    if m and m.group(3) in fds:
+        stack = []
+        for nxt in lines[i + 1:]:
+            if not nxt.startswith(" >"):
+                break
+            stack.append(nxt.strip())
+        out.append((line, stack))
+good = [s for s in out if any("libssl.so" in f for f in s[1]) and any("libtlsbridge.so" in f for f in s[1])]
+# show one record written by SSL_write on behalf of the socket's OutputStream
+shown = [s for s in good if any("tb_sock_write" in f for f in s[1])][:1] or out[:1]
+with open(sys.argv[2], "w") as f:
+    for call, stack in shown:
+        f.write(call[:150] + "\n" + "\n".join(stack[:14]) + "\n")
+print(len(out), len(good))
+PY
+)
+  read -r n_rec n_good <<<"$verdict"
+  sed 's/^/  /' "$WORK/evidence" 2>/dev/null
+  if [[ -n $n_rec ]] && ((n_rec > 0 && n_good == n_rec)); then
+    ok "strace: $n_rec TLS records written on the accepted fd by libssl called from libtlsbridge"
+  else
+    bad "strace evidence" "records=$n_rec from libssl+libtlsbridge=$n_good"
+  fi
+else
+  bad "TLSBridge: traced benchmark starts" "$(head -3 "$WORK/traced.err")"
+fi
+echo "SUMMARY socket: $PASS passed, $FAIL failed"
+((FAIL == 0))
