@@ -55,10 +55,10 @@ def parse(argv):
     ap.add_argument("--list", action="store_true", help="list variants and suites, then exit")
     o = ap.parse_args(argv)
     q = o.quick
-    o.duration = o.duration or (3.0 if q else 6.0)
+    o.duration = o.duration or (2.0 if q else 6.0)
     o.reps = o.reps or (1 if q else 3)
-    o.warmup = o.warmup if o.warmup is not None else (3.0 if q else 8.0)
-    o.preroll = o.preroll if o.preroll is not None else (1.0 if q else 2.0)
+    o.warmup = o.warmup if o.warmup is not None else (4.0 if q else 10.0)
+    o.preroll = o.preroll if o.preroll is not None else (0.5 if q else 2.0)
     return o
 
 

@@ -16,9 +16,12 @@ def run(ctx, quick, workdir, log):
     cp = os.path.join(t, "classes") + ":" + open(os.path.join(t, "classpath.txt")).read().strip()
     out = os.path.join(workdir, "jmh.json")
     if quick:
-        shape = ["-f", "1", "-wi", "1", "-w", "1s", "-i", "2", "-r", "1s", "-p", "size=1024"]
+        # smoke shape: one size and buffer kind, one key; SunJSSE is far
+        # from warm after 2 s, so quick ratios flatter tlsbridge
+        shape = ["-f", "1", "-wi", "1", "-w", "2s", "-i", "1", "-r", "2s", "-p", "size=1024", "-p", "buffers=heap",
+                 "-p", "key=rsa"]
     else:
-        shape = ["-f", "2", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s"]
+        shape = ["-f", "1", "-wi", "4", "-w", "2s", "-i", "5", "-r", "1s"]
     cmd = procs.pinned(procs.SERVER_CPU, [ctx.java["17"], "-cp", cp, "org.openjdk.jmh.Main"] + shape +
                        ["-jvmArgs", " ".join(variants.JVM_FLAGS), "-rf", "json", "-rff", out,
                         "WrapUnwrapBench", "HandshakeBench"])

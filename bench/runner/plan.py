@@ -44,7 +44,7 @@ def build(opts):
                 cells.append(("keepalive", n))
         if "newconn" in modes and (primary or k in ("t13-aes128-ec", "t12-ec-aes128")):
             cells.append(("newconn", opts.newconn_size))
-        if "resumed" in modes and (primary or k == "t13-aes128"):
+        if "resumed" in modes and (k == PRIMARY or (primary and not quick)):
             cells.append(("resumed", opts.newconn_size))
         if cells:
             groups.append(Group(s, cells))

@@ -381,6 +381,8 @@ class Jss(Variant):
     server = "BenchmarkSSLSocket (JSS)"
     provider = "NSS (Mozilla JSS)"
     jdk = "17"
+    # one response per connection, as in JSS's own benchmark and table
+    modes = ("newconn",)
 
     def __init__(self, name, impl, note=""):
         super().__init__(name, note)
