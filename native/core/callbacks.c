@@ -81,6 +81,7 @@ static int cert_cb(SSL *ssl, void *arg) {
 }
 
 void tb_install_callbacks(SSL_CTX *ctx) {
+  tb_install_extensions(ctx);
   SSL_CTX_set_cert_verify_callback(ctx, verify_cb, NULL);
   SSL_CTX_set_cert_cb(ctx, cert_cb, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/err.h>
+#include <openssl/rand.h>
 
 tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err) {
   tb_engine *e = calloc(1, sizeof *e);
@@ -32,10 +33,12 @@ tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err) {
   }
   SSL_set_bio(e->ssl, bio, bio);
   e->verify_result = -1;
+  e->alpn_choice_len = -1;
   if (client) {
     e->flags |= TB_F_CLIENT;
     SSL_set_connect_state(e->ssl);
     SSL_set_verify(e->ssl, SSL_VERIFY_PEER, NULL);
+    SSL_set_post_handshake_auth(e->ssl, 1); /* servers may ask for a certificate later (TLS 1.3) */
   } else {
     SSL_set_accept_state(e->ssl);
   }
@@ -51,6 +54,7 @@ void tb_engine_free(tb_engine *e) {
     SSL_free(e->ssl); /* drops the SSL_CTX reference */
   }
   sk_X509_pop_free(e->pending_chain, X509_free);
+  tb_extensions_free(e);
   tb_io_free(&e->io);
   OPENSSL_cleanse(&e->err, sizeof e->err);
   free(e);
@@ -98,6 +102,21 @@ int tb_engine_begin(tb_engine *e) {
   return 0;
 }
 
+/* TLS 1.2 sessions carried by tickets have no id in OpenSSL, but JSSE
+ * promises one (Tomcat exposes it as ssl_session_id). A random id is given
+ * to the connection's own new session; it travels inside the ticket, so a
+ * resumed session reports the same id. */
+static void give_session_id(tb_engine *e) {
+  SSL_SESSION *s = SSL_get_session(e->ssl);
+  unsigned int len = 0;
+  unsigned char id[32];
+  if (!s || SSL_session_reused(e->ssl))
+    return;
+  SSL_SESSION_get_id(s, &len);
+  if (len == 0 && RAND_bytes(id, sizeof id) == 1)
+    SSL_SESSION_set1_id(s, id, sizeof id);
+}
+
 /* One handshake step: 1 finished, 0 needs I/O, 2 needs a task, -1 failed. */
 int tb_hs_step(tb_engine *e) {
   int rc, ssl_err;
@@ -116,6 +135,7 @@ int tb_hs_step(tb_engine *e) {
   if (rc == 1) {
     e->flags |= TB_F_HS_DONE | TB_F_FIN_PENDING;
     e->task = TB_TASK_NONE;
+    give_session_id(e);
     tb_trace_handshake(e);
     return 1;
   }
@@ -169,6 +189,8 @@ int tb_engine_hs_status(tb_engine *e, int consume_finished) {
   }
   if (queued)
     return TB_HS_NEED_WRAP;
+  if (f & TB_F_PHA)
+    return TB_HS_NEED_UNWRAP;
   if (f & TB_F_FIN_PENDING) {
     if (consume_finished)
       e->flags &= ~TB_F_FIN_PENDING;
@@ -401,7 +423,15 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
       if (se == SSL_ERROR_ZERO_RETURN) {
         e->flags |= TB_F_PEER_CLOSED | TB_F_IN_DONE;
         queue_close_notify(e);
-        return finish(e, r, TB_CLOSED);
+        /* Plaintext that came before the close_notify is reported as OK:
+         * callers commonly drop the data of a CLOSED result. The next
+         * unwrap says CLOSED. */
+        return finish(e, r, r->produced > 0 ? TB_OK : TB_CLOSED);
+      }
+      if (se == SSL_ERROR_WANT_X509_LOOKUP || se == SSL_ERROR_WANT_RETRY_VERIFY) {
+        /* a post-handshake CertificateRequest: the KeyManager must answer */
+        e->task = se == SSL_ERROR_WANT_X509_LOOKUP ? TB_TASK_CERT : TB_TASK_VERIFY;
+        break;
       }
       if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE) {
         fail(e, TB_ERR_PROTOCOL, "cannot read TLS record");
@@ -415,6 +445,10 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
     if (e->io.spill_failed) {
       fail_msg(e, TB_ERR_SSL, "post-handshake output exceeds the engine's queue");
       return finish(e, r, TB_CLOSED);
+    }
+    if ((e->flags & TB_F_PHA) && !SSL_in_init(e->ssl)) {
+      e->flags = (e->flags & ~TB_F_PHA) | TB_F_FIN_PENDING; /* the client's Finished is in */
+      break;
     }
     if (e->io.in_pos == 0 || e->io.spill_len > 0)
       break; /* e.g. a KeyUpdate wants an answer: NEED_WRAP */
@@ -443,6 +477,30 @@ int tb_engine_close_inbound(tb_engine *e) {
   if (truncated)
     tb_engine_close_outbound(e);
   return truncated;
+}
+
+/* TLS 1.3 post-handshake authentication: a server asks an established
+ * client for its certificate (Tomcat's CLIENT-CERT on one path). */
+int tb_engine_request_pha(tb_engine *e, int need) {
+  int mode = SSL_VERIFY_PEER | SSL_VERIFY_POST_HANDSHAKE | (need ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0);
+  if ((e->flags & TB_F_CLIENT) || !(e->flags & TB_F_HS_DONE) || SSL_version(e->ssl) < TLS1_3_VERSION) {
+    tb_err_set(&e->err, TB_ERR_STATE, "post-handshake authentication needs an established TLS 1.3 server");
+    return -1;
+  }
+  SSL_set_verify(e->ssl, mode, NULL);
+  e->verify_result = -1;
+  ERR_clear_error();
+  if (!SSL_verify_client_post_handshake(e->ssl)) {
+    tb_err_from_openssl(&e->err, TB_ERR_SSL, "cannot request a client certificate");
+    return -1;
+  }
+  /* writes the CertificateRequest into the spill queue: NEED_WRAP */
+  if (SSL_do_handshake(e->ssl) <= 0 && e->io.spill_len == 0) {
+    tb_err_from_openssl(&e->err, TB_ERR_SSL, "cannot send the CertificateRequest");
+    return -1;
+  }
+  e->flags |= TB_F_PHA;
+  return 0;
 }
 
 void tb_engine_set_verify_result(tb_engine *e, int ok, int x509_err) {

@@ -6,9 +6,15 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
+tb_keymat *tb_keymat_ref(tb_keymat *k) {
+  __atomic_add_fetch(&k->refs, 1, __ATOMIC_RELAXED);
+  return k;
+}
+
 void tb_keymat_free(tb_keymat *k) {
-  if (!k)
+  if (!k || __atomic_sub_fetch(&k->refs, 1, __ATOMIC_ACQ_REL) > 0)
     return;
+  OPENSSL_free(k->ocsp);
   EVP_PKEY_free(k->key);
   X509_free(k->cert);
   sk_X509_pop_free(k->chain, X509_free);
@@ -40,6 +46,7 @@ tb_keymat *tb_keymat_from_der(const uint8_t *pkcs8, size_t keylen, const uint8_t
     tb_err_set(err, TB_ERR_MEMORY, "out of memory");
     return NULL;
   }
+  k->refs = 1;
   ERR_clear_error();
   info = d2i_PKCS8_PRIV_KEY_INFO(NULL, &p, (long)keylen);
   if (info) {
@@ -74,13 +81,26 @@ bad:
   return NULL;
 }
 
-int tb_keymat_use(SSL *ssl, const tb_keymat *k, tb_error *err) {
+int tb_keymat_set_ocsp(tb_keymat *k, const uint8_t *der, size_t len) {
+  unsigned char *copy = OPENSSL_memdup(der, len);
+  if (!copy)
+    return -1;
+  OPENSSL_free(k->ocsp);
+  k->ocsp = copy;
+  k->ocsp_len = len;
+  return 0;
+}
+
+int tb_keymat_use(tb_engine *e, tb_keymat *k, tb_error *err) {
   ERR_clear_error();
   /* override=1: a second choice of the same key type replaces the first */
-  if (!SSL_use_cert_and_key(ssl, k->cert, k->key, k->chain, 1)) {
+  if (!SSL_use_cert_and_key(e->ssl, k->cert, k->key, k->chain, 1)) {
     tb_err_from_openssl(err, TB_ERR_SSL, "cannot install the chosen certificate");
     return -1;
   }
+  /* the engine keeps the key (and its staple) until it is freed */
+  if (e->n_offered < (int)(sizeof e->offered / sizeof e->offered[0]))
+    e->offered[e->n_offered++] = tb_keymat_ref(k);
   return 0;
 }
 

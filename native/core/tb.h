@@ -79,6 +79,23 @@ typedef struct tb_engine {
   int hello_ready;                   /* client-hello task done */
   int error_pending;                 /* err holds an error not yet reported */
   STACK_OF(X509) *pending_chain;     /* peer chain awaiting the verify task, leaf first */
+  /* What a server learns from the ClientHello before OpenSSL acts on it */
+  uint16_t cert_sigalgs[48];         /* the client's signature_algorithms_cert, if sent */
+  int n_cert_sigalgs;                /* -1 when the extension was absent */
+  int hello_seen;
+  char sni[256];                     /* host_name the client asked for, "" if none */
+  unsigned char alpn_offer[512];     /* the client's ALPN list, wire format */
+  size_t alpn_offer_len;
+  /* ALPN and the ClientHello task (extensions.c) */
+  unsigned char *alpn_accept;        /* protocols a server accepts, in its order, wire format */
+  size_t alpn_accept_len;
+  unsigned char alpn_choice[256];    /* a Java selector's answer */
+  int alpn_choice_len;               /* -1 no answer, 0 decline ALPN */
+  int hello_task;                    /* the ClientHello goes to Java (SNI matchers, ALPN selector) */
+  int hello_alert;                   /* fatal alert Java asked for, 0 to go on */
+  struct tb_keymat *offered[4];      /* keys installed for this handshake (references held) */
+  char peer_key[272];                /* client: "host:port" for the session cache */
+  int n_offered;
   tb_error err;
   tb_stats stats;
   void *owner;                       /* the glue layer's handle on its peer object */
@@ -94,6 +111,7 @@ typedef struct tb_engine {
 #define TB_F_FAILED      0x0040u
 #define TB_F_PEER_CLOSED 0x0080u
 #define TB_F_SOCKET      0x0100u /* SSL reads/writes a descriptor, not our BIO */
+#define TB_F_PHA         0x0200u /* TLS 1.3 post-handshake client auth in progress */
 
 typedef struct tb_result {
   size_t consumed, produced;
@@ -133,6 +151,7 @@ TB_API void tb_engine_close_outbound(tb_engine *e);
 TB_API int tb_engine_close_inbound(tb_engine *e);
 TB_API int tb_engine_hs_status(tb_engine *e, int consume_finished);
 TB_API int tb_engine_task_done(tb_engine *e);
+TB_API int tb_engine_request_pha(tb_engine *e, int need);
 TB_API void tb_engine_set_verify_result(tb_engine *e, int ok, int x509_err);
 int tb_hs_step(tb_engine *e);
 
@@ -151,6 +170,12 @@ typedef struct tb_hooks {
 } tb_hooks;
 TB_API void tb_set_hooks(const tb_hooks *h);
 void tb_install_callbacks(SSL_CTX *ctx);
+
+/* extensions.c: ClientHello inspection, ALPN, OCSP stapling */
+void tb_install_extensions(SSL_CTX *ctx);
+/* Server: protocols it accepts (wire format, copied). Client: protocols it offers. */
+int tb_set_alpn(tb_engine *e, const unsigned char *wire, size_t len);
+void tb_extensions_free(tb_engine *e);
 
 /* time */
 uint64_t tb_now_ns(void);

@@ -115,7 +115,7 @@ static jlong run_op(JNIEnv *env, tb_op op, jlong h, jobject sb, jbyteArray sa, j
   int rc;
   if (region_resolve(env, &src, sb, sa, so, sl) < 0 || region_resolve(env, &dst, db, da, dof, dl) < 0)
     return -1;
-  if ((src.pinned || dst.pinned) && !(e->flags & TB_F_HS_DONE))
+  if ((src.pinned || dst.pinned) && (!(e->flags & TB_F_HS_DONE) || (e->flags & TB_F_PHA)))
     return run_copied(env, op, e, &src, src.pinned, so, sl, &dst, dst.pinned, dof, dl);
   if (region_pin(env, &src, so) < 0)
     return -1;
@@ -243,14 +243,15 @@ static jint close_inbound(JNIEnv *env, jclass c, jlong h) {
 
 /* Packed engine state for the cheap Java getters:
  * bits 0-2 handshake status, 3 inbound done, 4 outbound done, 5 handshake
- * done, 6 failed, 7 started, 8-10 task, 11 peer closed. */
+ * done, 6 failed, 7 started, 8-10 task, 11 peer closed, 12 post-handshake auth. */
 static jint state(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
   uint32_t f = e->flags;
   return (jint)((unsigned)tb_engine_hs_status(e, 0) | ((f & TB_F_IN_DONE) ? 1u << 3 : 0) |
                 (tb_outbound_done(e) ? 1u << 4 : 0) | ((f & TB_F_HS_DONE) ? 1u << 5 : 0) |
                 ((f & TB_F_FAILED) ? 1u << 6 : 0) | ((f & TB_F_STARTED) ? 1u << 7 : 0) |
-                ((unsigned)(e->task & 7) << 8) | ((f & TB_F_PEER_CLOSED) ? 1u << 11 : 0));
+                ((unsigned)(e->task & 7) << 8) | ((f & TB_F_PEER_CLOSED) ? 1u << 11 : 0) |
+                ((f & TB_F_PHA) ? 1u << 12 : 0));
 }
 
 static jint task_done(JNIEnv *env, jclass c, jlong h) {
@@ -313,7 +314,7 @@ static void use_key(JNIEnv *env, jclass c, jlong h, jlong key) {
   tb_engine *e = tb_ptr(h);
   tb_error err;
   tb_err_clear(&err);
-  if (tb_keymat_use(e->ssl, tb_ptr(key), &err) < 0)
+  if (tb_keymat_use(e, tb_ptr(key), &err) < 0)
     tb_throw(env, &err);
 }
 

@@ -21,7 +21,9 @@ TB_API JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   if (register_group(env, c, tb_library_methods, tb_library_count) ||
       register_group(env, c, tb_context_methods, tb_context_count) ||
       register_group(env, c, tb_engine_methods, tb_engine_count) ||
-      register_group(env, c, tb_session_methods, tb_session_count))
+      register_group(env, c, tb_session_methods, tb_session_count) ||
+      register_group(env, c, tb_extensions_methods, tb_extensions_count) ||
+      register_group(env, c, tb_config_methods, tb_config_count))
     return JNI_ERR;
   (*env)->DeleteLocalRef(env, c);
   if (!tb_bio_init() || tb_engine_ex_index() < 0)

@@ -79,6 +79,23 @@ static jintArray peer_sigalgs(JNIEnv *env, jclass c, jlong h) {
   return arr;
 }
 
+/* What the peer accepts in certificate chains: signature_algorithms_cert
+ * when it sent one, else its signature_algorithms. */
+static jintArray peer_cert_sigalgs(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  jintArray arr;
+  jint buf[48];
+  int i, n = e->n_cert_sigalgs;
+  if (!e->hello_seen || n < 0)
+    return peer_sigalgs(env, c, h);
+  for (i = 0; i < n; i++)
+    buf[i] = e->cert_sigalgs[i];
+  arr = (*env)->NewIntArray(env, n);
+  if (arr && n)
+    (*env)->SetIntArrayRegion(env, arr, 0, n, buf);
+  return arr;
+}
+
 static jstring server_name(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
   const char *n = SSL_get_servername(e->ssl, TLSEXT_NAMETYPE_host_name);
@@ -149,6 +166,7 @@ const JNINativeMethod tb_session_methods[] = {
     TB_N("peerChain", "(J)[[B", peer_chain),
     TB_N("localChain", "(J)[[B", local_chain),
     TB_N("peerSigAlgs", "(J)[I", peer_sigalgs),
+    TB_N("peerCertSigAlgs", "(J)[I", peer_cert_sigalgs),
     TB_N("serverName", "(J)Ljava/lang/String;", server_name),
     TB_N("clientCaNames", "(J)[[B", client_ca_names),
     TB_N("checkHost", "([BLjava/lang/String;Z)I", check_host),

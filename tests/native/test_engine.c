@@ -144,6 +144,43 @@ static void test_bad_input(void) {
   tb_ctx_free(ctx);
 }
 
+static int accept_all(tb_engine *e, STACK_OF(X509) *chain, int *x509_err) { return 1; }
+static const tb_hooks ACCEPT_ALL = {accept_all};
+
+/* TLS 1.3 post-handshake authentication: the server asks later, the
+ * client's KeyManager task answers, the server ends up with a peer cert. */
+static void test_post_handshake_auth(void) {
+  SSL_CTX *ctx;
+  tb_error err;
+  tb_pair p;
+  tb_result r;
+  uint8_t out[TB_MAX_PLAINTEXT];
+  size_t n;
+  ctx = tb_ctx_new(&err);
+  tb_set_hooks(&ACCEPT_ALL);
+  CHECK(tb_pair_open(&p, ctx, "ec") == 0);
+  CHECK(tb_pair_handshake(&p) == 0);
+  CHECK(tb_engine_request_pha(p.server, 1) == 0);
+  CHECK(tb_engine_hs_status(p.server, 0) == TB_HS_NEED_WRAP);
+  CHECK(tb_engine_wrap(p.server, NULL, 0, wire, sizeof wire, &r) == 0);
+  CHECK(r.hs == TB_HS_NEED_UNWRAP);
+  n = r.produced;
+  CHECK(tb_engine_unwrap(p.client, wire, n, out, sizeof out, &r) == 0);
+  CHECK(r.hs == TB_HS_NEED_TASK && p.client->task == TB_TASK_CERT);
+  tb_keymat_use(p.client, p.key, &err);
+  tb_engine_task_done(p.client);
+  CHECK(tb_engine_wrap(p.client, NULL, 0, wire, sizeof wire, &r) == 0);
+  n = r.produced;
+  CHECK(n > 0);
+  CHECK(tb_engine_unwrap(p.server, wire, n, out, sizeof out, &r) == 0);
+  CHECK(r.consumed == n);
+  CHECK(SSL_get0_peer_certificate(p.server->ssl) != NULL);
+  CHECK(!(p.server->flags & TB_F_PHA));
+  tb_set_hooks(NULL);
+  tb_pair_close(&p);
+  tb_ctx_free(ctx);
+}
+
 int main(void) {
   test_handshake_and_data("rsa", TLS1_3_VERSION);
   test_handshake_and_data("rsa", TLS1_2_VERSION);
@@ -151,6 +188,7 @@ int main(void) {
   test_handshake_and_data("ec", TLS1_2_VERSION);
   test_contract_edges();
   test_bad_input();
+  test_post_handshake_auth();
   if (tb_test_failures) {
     fprintf(stderr, "%d check(s) failed\n", tb_test_failures);
     return 1;

@@ -49,7 +49,7 @@ void tb_test_run_task(tb_engine *e, tb_keymat *key) {
   if (e->task == TB_TASK_VERIFY)
     tb_engine_set_verify_result(e, 1, 0);
   else if (e->task == TB_TASK_CERT && key && !(e->flags & TB_F_CLIENT))
-    CHECK(tb_keymat_use(e->ssl, key, &err) == 0);
+    CHECK(tb_keymat_use(e, key, &err) == 0);
   tb_engine_task_done(e);
 }
 

@@ -53,6 +53,15 @@ public final class TlsBridgeProvider extends Provider {
         }
     }
 
+    /**
+     * Whether a tlsbridge session was resumed (abbreviated handshake) rather
+     * than negotiated in full; false for sessions of other providers.
+     */
+    public static boolean isResumed(javax.net.ssl.SSLSession session) {
+        return session instanceof org.tlsbridge.engine.TlsBridgeSession
+                && ((org.tlsbridge.engine.TlsBridgeSession) session).isResumed();
+    }
+
     /** Where libtlsbridge was loaded from (null before it is). */
     public static String nativeLibraryPath() {
         return NativeLibrary.loadedFrom();

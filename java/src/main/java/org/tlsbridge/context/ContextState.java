@@ -41,14 +41,30 @@ public final class ContextState {
         this.keys = new KeyBridge(km);
         this.trust = new TrustBridge(tm);
         this.defaultSuites = CipherSuites.compact(Native.ctxCipherNames(c));
-        this.clientSessions = new SessionContextImpl(null);
+        this.clientSessions = new SessionContextImpl((size, timeout) -> {
+            Native.ctxClientCache(c, size, timeout);
+            Reference.reachabilityFence(this);
+            return 0;
+        });
         this.serverSessions = new SessionContextImpl((size, timeout) -> {
             Native.ctxSessionCache(c, size, timeout);
             Reference.reachabilityFence(this);
             return 0;
         });
         Native.ctxClientCaNames(c, caNames(tm));
+        if ("false".equalsIgnoreCase(System.getProperty("tlsbridge.sessionTickets", "true"))) {
+            Native.ctxOptions(c, SSL_OP_NO_TICKET, 0);
+        }
+        String keylog = System.getProperty("tlsbridge.keylog", System.getenv("SSLKEYLOGFILE"));
+        if (keylog != null && !keylog.isEmpty()) {
+            Native.ctxKeylog(c, keylog);
+            LOG.warning("tlsbridge is writing TLS secrets to " + keylog
+                    + " (tlsbridge.keylog / SSLKEYLOGFILE): anyone who can read it can decrypt this traffic");
+        }
     }
+
+    private static final long SSL_OP_NO_TICKET = 0x4000L;
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger("org.tlsbridge");
 
     private static byte[][] caNames(X509TrustManager tm) {
         X509Certificate[] issuers = tm.getAcceptedIssuers();

@@ -39,8 +39,9 @@ public final class KeyBridge {
         if (chain == null || chain.length == 0) {
             return null;
         }
+        byte[] staple = staple(alias);
         KeyMaterial m = cache.get(alias);
-        if (m != null && m.chain[0].equals(chain[0])) {
+        if (m != null && m.chain[0].equals(chain[0]) && java.util.Arrays.equals(m.staple, staple)) {
             return m;
         }
         PrivateKey pk = km.getPrivateKey(alias);
@@ -54,7 +55,11 @@ public final class KeyBridge {
             for (int i = 0; i < chain.length; i++) {
                 der[i] = chain[i].getEncoded();
             }
-            m = new KeyMaterial(alias, chain.clone(), Native.keyNew(pkcs8, der));
+            long h = Native.keyNew(pkcs8, der);
+            if (staple != null) {
+                Native.keySetOcsp(h, staple);
+            }
+            m = new KeyMaterial(alias, chain.clone(), h, staple);
         } catch (CertificateEncodingException e) {
             throw new SSLHandshakeException("cannot encode certificate of alias '" + alias + "': " + e);
         } finally {
@@ -64,16 +69,56 @@ public final class KeyBridge {
         return m;
     }
 
-    /** An OpenSSL key + chain; freed when no handshake can use it any more. */
+    /** The OCSP response to staple for an alias, if any is configured. */
+    private byte[] staple(String alias) {
+        if (km instanceof org.tlsbridge.OcspResponseSource) {
+            return ((org.tlsbridge.OcspResponseSource) km).ocspResponse(alias);
+        }
+        String dir = System.getProperty("tlsbridge.ocsp.dir");
+        if (dir == null || dir.isEmpty()) {
+            return null;
+        }
+        // NewSunX509 hands out aliases as "<uid>.<builder>.<keystore alias>": the file is
+        // named for the key store alias.
+        String name = alias.matches("\\d+\\.\\d+\\..+") ? alias.replaceFirst("^\\d+\\.\\d+\\.", "") : alias;
+        java.nio.file.Path f = java.nio.file.Paths.get(dir, name + ".der");
+        try {
+            long stamp = java.nio.file.Files.getLastModifiedTime(f).toMillis();
+            Staple s = staples.get(alias);
+            if (s == null || s.stamp != stamp) {
+                s = new Staple(stamp, java.nio.file.Files.readAllBytes(f));
+                staples.put(alias, s);
+            }
+            return s.der;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    private final ConcurrentHashMap<String, Staple> staples = new ConcurrentHashMap<>();
+
+    private static final class Staple {
+        final long stamp;
+        final byte[] der;
+
+        Staple(long stamp, byte[] der) {
+            this.stamp = stamp;
+            this.der = der;
+        }
+    }
+
+    /** An OpenSSL key + chain (+ staple); freed when no handshake can use it any more. */
     public static final class KeyMaterial {
         final String alias;
         final X509Certificate[] chain;
+        final byte[] staple;
         private final long handle;
         private final Cleaner.Cleanable cleanable;
 
-        KeyMaterial(String alias, X509Certificate[] chain, long handle) {
+        KeyMaterial(String alias, X509Certificate[] chain, long handle, byte[] staple) {
             this.alias = alias;
             this.chain = chain;
+            this.staple = staple;
             this.handle = handle;
             this.cleanable = Cleaners.CLEANER.register(this, () -> Native.keyFree(handle));
         }

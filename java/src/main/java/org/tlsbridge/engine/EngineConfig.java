@@ -41,11 +41,15 @@ public final class EngineConfig {
     String[] applicationProtocols = new String[0];
     AlgorithmConstraints constraints;
     int maximumPacketSize;
+    String[] namedGroups;
     BiFunction<SSLEngine, List<String>, String> alpnSelector;
+    BiFunction<javax.net.ssl.SSLSocket, List<String>, String> socketAlpnSelector;
+    private final int peerPort;
 
-    public EngineConfig(ContextState ctx, String peerHost, boolean clientMode, boolean modeSet) {
+    public EngineConfig(ContextState ctx, String peerHost, int peerPort, boolean clientMode, boolean modeSet) {
         this.ctx = ctx;
         this.peerHost = peerHost;
+        this.peerPort = peerPort;
         this.clientMode = clientMode;
         this.modeSet = modeSet;
     }
@@ -124,6 +128,7 @@ public final class EngineConfig {
         p.setUseCipherSuitesOrder(cipherOrder);
         p.setApplicationProtocols(applicationProtocols.clone());
         p.setMaximumPacketSize(maximumPacketSize);
+        NamedGroups.into(p, namedGroups);
         return p;
     }
 
@@ -151,9 +156,64 @@ public final class EngineConfig {
         }
         cipherOrder = p.getUseCipherSuitesOrder();
         String[] ap = p.getApplicationProtocols();
+        if (ap != null) {
+            alpnWire(ap); // validates the names now, as SunJSSE does
+        }
         applicationProtocols = ap == null ? new String[0] : ap.clone();
         maximumPacketSize = p.getMaximumPacketSize();
+        String[] groups = NamedGroups.from(p);
+        if (groups != null) {
+            namedGroups = groups.clone();
+        }
     }
+
+    public String[] applicationProtocols() {
+        return applicationProtocols.clone();
+    }
+
+    public void setSocketAlpnSelector(BiFunction<javax.net.ssl.SSLSocket, List<String>, String> selector) {
+        socketAlpnSelector = selector;
+    }
+
+    public BiFunction<javax.net.ssl.SSLSocket, List<String>, String> socketAlpnSelector() {
+        return socketAlpnSelector;
+    }
+
+    /** Whether a server must show the ClientHello to Java code (SNIMatchers, an ALPN selector). */
+    boolean helloNeedsJava() {
+        return !clientMode && ((matchers != null && !matchers.isEmpty()) || alpnSelector != null
+                || socketAlpnSelector != null);
+    }
+
+    /** ALPN's wire format: each name as a length-prefixed byte string (ISO-8859-1, as JSSE encodes them). */
+    static byte[] alpnWire(String[] protocols) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (String p : protocols) {
+            byte[] b = p.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+            if (b.length == 0 || b.length > 255) {
+                throw new IllegalArgumentException("invalid application protocol: '" + p + "'");
+            }
+            out.write(b.length);
+            out.write(b, 0, b.length);
+        }
+        return out.toByteArray();
+    }
+
+    static List<String> alpnNames(byte[] wire) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; wire != null && i < wire.length;) {
+            int n = wire[i] & 0xff;
+            if (i + 1 + n > wire.length) {
+                break;
+            }
+            out.add(new String(wire, i + 1, n, java.nio.charset.StandardCharsets.ISO_8859_1));
+            i += 1 + n;
+        }
+        return out;
+    }
+
+    private static final boolean CLIENT_OCSP =
+            !"false".equalsIgnoreCase(System.getProperty("jdk.tls.client.enableStatusRequestExtension", "true"));
 
     /** SunJSSE's rule: a dotted name that is not an IP literal becomes SNI. */
     SNIHostName defaultServerName() {
@@ -207,6 +267,19 @@ public final class EngineConfig {
             if (sni != null) {
                 Native.setServerName(ssl, sni);
             }
+            if (peerHost != null && peerPort > 0) {
+                Native.setPeer(ssl, peerHost + ":" + peerPort);
+            }
+        }
+        int flags = (helloNeedsJava() ? 1 : 0) | (clientMode && CLIENT_OCSP ? 2 : 0);
+        byte[] alpn = applicationProtocols.length == 0 ? null : alpnWire(applicationProtocols);
+        if (flags != 0 || alpn != null) {
+            Native.configureExtensions(ssl, alpn, flags);
+        }
+        String[] groups = namedGroups != null ? namedGroups : NamedGroups.fromProperty();
+        String list = groups == null ? null : NamedGroups.toOpenSsl(groups);
+        if (list != null) {
+            Native.setGroups(ssl, list);
         }
     }
 }

@@ -52,6 +52,8 @@ public final class Handshaker {
     private final TlsBridgeSession session;
     private final List<KeyMaterial> offered = new ArrayList<>(2);
     private volatile Throwable cause;
+    volatile String alpn;
+    private static final int ALERT_UNRECOGNIZED_NAME = 112;
 
     Handshaker(NativeOwner owner, EngineConfig cfg, SSLEngine engine, Socket socket, String peerHost, int peerPort) {
         this.owner = owner;
@@ -82,16 +84,77 @@ public final class Handshaker {
                 return this::verifyServerTask;
             case Results.TASK_CERT:
                 return this::chooseCertificateTask;
+            case Results.TASK_HELLO:
+                return this::helloTask;
             default:
                 return null;
         }
+    }
+
+    /**
+     * Server: the ClientHello shown to the application's SNIMatchers and ALPN
+     * selector before OpenSSL acts on it. Owner's lock held throughout (the
+     * selector may ask the engine for its handshake session).
+     */
+    private void helloTask() {
+        long ssl = owner.acquire();
+        try {
+            if (ssl == 0) {
+                return;
+            }
+            String sni = Native.helloServerName(ssl);
+            session.requestedServerNames = sni == null ? List.of() : List.of(new javax.net.ssl.SNIHostName(sni));
+            int alert = 0;
+            if (sni != null && cfg.matchers != null) {
+                javax.net.ssl.SNIHostName name = new javax.net.ssl.SNIHostName(sni);
+                boolean any = false;
+                boolean matched = false;
+                for (javax.net.ssl.SNIMatcher m : cfg.matchers) {
+                    if (m.getType() == javax.net.ssl.StandardConstants.SNI_HOST_NAME) {
+                        any = true;
+                        matched |= m.matches(name);
+                    }
+                }
+                if (any && !matched) {
+                    alert = ALERT_UNRECOGNIZED_NAME;
+                    cause = new javax.net.ssl.SSLHandshakeException("Unrecognized server name indication: " + sni);
+                }
+            }
+            byte[] choice = null;
+            boolean none = false;
+            List<String> offered = EngineConfig.alpnNames(Native.helloAlpn(ssl));
+            if (alert == 0 && !offered.isEmpty() && (cfg.alpnSelector != null || cfg.socketAlpnSelector != null)) {
+                String chosen = engine != null ? cfg.alpnSelector.apply(engine, offered)
+                        : cfg.socketAlpnSelector.apply((javax.net.ssl.SSLSocket) socket, offered);
+                if (chosen == null || (!chosen.isEmpty() && !offered.contains(chosen))) {
+                    none = true;
+                    cause = new javax.net.ssl.SSLHandshakeException(
+                            "No matching application protocol: the selector chose " + chosen + " from " + offered);
+                } else {
+                    choice = chosen.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+                    alpn = chosen;
+                }
+            }
+            Native.helloAnswer(ssl, choice, none, alert);
+        } catch (RuntimeException e) {
+            cause = e;
+            Native.helloAnswer(ssl, null, true, 80); // internal_error
+        } finally {
+            owner.release();
+        }
+    }
+
+    /** The negotiated application protocol while the handshake runs (owner's lock held), or null. */
+    String handshakeApplicationProtocol(long ssl) {
+        String a = Native.alpnSelected(ssl);
+        return a != null ? a : alpn;
     }
 
     /** What OpenSSL has negotiated so far, for trust managers that look at the session. */
     private void learn(long ssl) {
         session.protocol = Native.protocol(ssl);
         session.cipherSuite = Native.cipher(ssl);
-        session.peerSigAlgs = SignatureSchemes.names(Native.peerSigAlgs(ssl));
+        session.peerSigAlgs = SignatureSchemes.names(Native.peerCertSigAlgs(ssl));
         if (!cfg.clientMode()) {
             String sni = Native.serverName(ssl);
             session.requestedServerNames = sni == null ? List.of() : List.of(new javax.net.ssl.SNIHostName(sni));
@@ -130,6 +193,8 @@ public final class Handshaker {
             }
             der = Native.pendingChain(ssl);
             learn(ssl);
+            byte[] staple = Native.ocspResponse(ssl);
+            session.statusResponses = staple == null ? List.of() : List.of(staple);
         } finally {
             owner.release();
         }
@@ -193,9 +258,16 @@ public final class Handshaker {
                 String alias = chooseClient(km, Native.clientCaNames(ssl));
                 offer(ssl, alias);
             } else {
+                List<String> aliases = new ArrayList<>(2);
                 for (String type : serverKeyTypes(Native.peerSigAlgs(ssl))) {
-                    offer(ssl, engine != null ? km.chooseEngineServerAlias(type, null, engine)
-                            : km.chooseServerAlias(type, null, socket));
+                    String a = engine != null ? km.chooseEngineServerAlias(type, null, engine)
+                            : km.chooseServerAlias(type, null, socket);
+                    if (a != null && !aliases.contains(a)) {
+                        aliases.add(a);
+                    }
+                }
+                for (String a : preferNamed(km, aliases)) {
+                    offer(ssl, a);
                 }
             }
         } catch (Throwable t) {
@@ -203,6 +275,32 @@ public final class Handshaker {
         } finally {
             owner.release();
         }
+    }
+
+    /**
+     * When the client named a host and some of the chosen certificates are
+     * for that name, only those are offered: OpenSSL picks among installed
+     * certificates by signature algorithm alone and would otherwise serve
+     * another host's EC certificate ahead of this host's RSA one.
+     */
+    private List<String> preferNamed(X509ExtendedKeyManager km, List<String> aliases) {
+        List<javax.net.ssl.SNIServerName> names = session.requestedServerNames;
+        if (aliases.size() < 2 || names.isEmpty() || !(names.get(0) instanceof javax.net.ssl.SNIHostName)) {
+            return aliases;
+        }
+        String host = ((javax.net.ssl.SNIHostName) names.get(0)).getAsciiName();
+        List<String> named = new ArrayList<>();
+        for (String a : aliases) {
+            X509Certificate[] chain = km.getCertificateChain(a);
+            try {
+                if (chain != null && chain.length > 0 && Native.checkHost(chain[0].getEncoded(), host, false) == 1) {
+                    named.add(a);
+                }
+            } catch (java.security.cert.CertificateEncodingException e) {
+                // not a candidate then
+            }
+        }
+        return named.isEmpty() ? aliases : named;
     }
 
     private String chooseClient(X509ExtendedKeyManager km, byte[][] caNames) {
@@ -267,6 +365,12 @@ public final class Handshaker {
             }
         }
         s.localCerts = localChain(ssl);
+        byte[] staple = Native.ocspResponse(ssl);
+        if (staple != null) {
+            s.statusResponses = List.of(staple);
+        }
+        String a = Native.alpnSelected(ssl);
+        s.applicationProtocol = a == null ? "" : a;
         s.touch();
         if (cfg.sessionCreation()) {
             ((SessionContextImpl) s.getSessionContext()).add(s);

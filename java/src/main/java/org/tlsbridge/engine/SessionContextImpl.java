@@ -26,7 +26,7 @@ public final class SessionContextImpl implements SSLSessionContext {
     private int size = DEFAULT_SIZE;
     private int timeout = DEFAULT_TIMEOUT;
 
-    /** @param nativeLimits receives (size, timeoutSeconds) when they change, or null */
+    /** @param nativeLimits receives (size, timeoutSeconds) whenever either changes, or null */
     public SessionContextImpl(IntBinaryOperator nativeLimits) {
         this.nativeLimits = nativeLimits;
     }
@@ -91,7 +91,7 @@ public final class SessionContextImpl implements SSLSessionContext {
             trim();
         }
         if (nativeLimits != null) {
-            nativeLimits.applyAsInt(-1, seconds);
+            nativeLimits.applyAsInt(getSessionCacheSize(), seconds);
         }
     }
 
@@ -110,7 +110,7 @@ public final class SessionContextImpl implements SSLSessionContext {
             trim();
         }
         if (nativeLimits != null) {
-            nativeLimits.applyAsInt(entries, -1);
+            nativeLimits.applyAsInt(entries, getSessionTimeout());
         }
     }
 

@@ -85,7 +85,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
 
     public TlsBridgeEngine(ContextState ctx, String host, int port) {
         super(host, port);
-        this.cfg = new EngineConfig(ctx, host, false, false);
+        this.cfg = new EngineConfig(ctx, host, port, false, false);
         this.cleanable = Cleaners.CLEANER.register(this, handle);
     }
 
@@ -155,9 +155,28 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
 
     // ---- wrap / unwrap ----
 
+    // The single-buffer forms are overridden because SSLEngine's defaults
+    // allocate a one-element array per call.
+    @Override
+    public SSLEngineResult wrap(ByteBuffer src, ByteBuffer dst) throws SSLException {
+        if (src == null) {
+            throw new IllegalArgumentException("src is null");
+        }
+        return doWrap(src, null, 0, 1, dst);
+    }
+
     @Override
     public SSLEngineResult wrap(ByteBuffer[] srcs, int offset, int length, ByteBuffer dst) throws SSLException {
         checkArray(srcs, offset, length);
+        return doWrap(null, srcs, offset, length, dst);
+    }
+
+    private static ByteBuffer at(ByteBuffer single, ByteBuffer[] bufs, int i) {
+        return single != null ? single : bufs[i];
+    }
+
+    private SSLEngineResult doWrap(ByteBuffer single, ByteBuffer[] srcs, int offset, int length, ByteBuffer dst)
+            throws SSLException {
         if (dst == null) {
             throw new IllegalArgumentException("dst is null");
         }
@@ -174,7 +193,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
             int count = 0;
             int total = 0;
             for (int i = offset; i < offset + length; i++) {
-                int r = srcs[i].remaining();
+                int r = at(single, srcs, i).remaining();
                 if (r > 0) {
                     if (first < 0) {
                         first = i;
@@ -183,11 +202,11 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
                     total += r;
                 }
             }
-            ByteBuffer src = first < 0 ? null : srcs[first];
+            ByteBuffer src = first < 0 ? null : at(single, srcs, first);
             boolean gather = count > 1 && src.remaining() < TlsBridgeSession.APPLICATION_BUFFER_SIZE;
             boolean staged = gather || (src != null && !src.isDirect() && !src.hasArray());
             if (staged) {
-                src = gather(srcs, first, offset + length, total);
+                src = gather(single != null ? new ByteBuffer[] {single} : srcs, first, offset + length, total);
             }
             long r;
             int dpos = dst.position();
@@ -206,8 +225,10 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
             int consumed = Results.consumed(r);
             int produced = Results.produced(r);
             if (consumed > 0) {
-                if (staged) {
+                if (staged && single == null) {
                     advance(srcs, first, offset + length, consumed);
+                } else if (staged) {
+                    single.position(single.position() + consumed);
                 } else {
                     src.position(spos + consumed);
                 }
@@ -220,13 +241,26 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
     }
 
     @Override
+    public SSLEngineResult unwrap(ByteBuffer src, ByteBuffer dst) throws SSLException {
+        if (dst == null) {
+            throw new IllegalArgumentException("dst is null");
+        }
+        return doUnwrap(src, dst, null, 0, 1);
+    }
+
+    @Override
     public SSLEngineResult unwrap(ByteBuffer src, ByteBuffer[] dsts, int offset, int length) throws SSLException {
+        checkArray(dsts, offset, length);
+        return doUnwrap(src, null, dsts, offset, length);
+    }
+
+    private SSLEngineResult doUnwrap(ByteBuffer src, ByteBuffer single, ByteBuffer[] dsts, int offset, int length)
+            throws SSLException {
         if (src == null) {
             throw new IllegalArgumentException("src is null");
         }
-        checkArray(dsts, offset, length);
         for (int i = offset; i < offset + length; i++) {
-            if (dsts[i].isReadOnly()) {
+            if (at(single, dsts, i).isReadOnly()) {
                 throw new ReadOnlyBufferException();
             }
         }
@@ -239,7 +273,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
             int first = -1;
             long total = 0;
             for (int i = offset; i < offset + length; i++) {
-                int r = dsts[i].remaining();
+                int r = at(single, dsts, i).remaining();
                 if (r > 0) {
                     if (first < 0) {
                         first = i;
@@ -247,7 +281,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
                     total += r;
                 }
             }
-            ByteBuffer dst = first < 0 ? null : dsts[first];
+            ByteBuffer dst = first < 0 ? null : at(single, dsts, first);
             boolean scatter = dst != null && dst.remaining() < TlsBridgeSession.APPLICATION_BUFFER_SIZE
                     && total > dst.remaining();
             if (scatter) {
@@ -412,6 +446,14 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
                 throw new SSLException("engine is closed");
             }
             long p = ssl();
+            if (!cfg.clientMode() && cfg.clientAuth() != EngineConfig.AUTH_NONE
+                    && Results.stateHandshakeDone(Native.state(p)) && "TLSv1.3".equals(session.getProtocol())
+                    && session.peerCerts == null) {
+                // A server that wants a client certificate after the fact:
+                // TLS 1.3 post-handshake authentication.
+                Native.requestPostHandshakeAuth(p, cfg.clientAuth() == EngineConfig.AUTH_NEED);
+                return;
+            }
             Native.begin(p);
         } finally {
             lock.unlock();
@@ -507,7 +549,11 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
         lock.lock();
         try {
             long p = handle.ptr;
-            if (p == 0 || handshaker == null || Results.stateHandshakeDone(Native.state(p))) {
+            if (p == 0 || handshaker == null) {
+                return null;
+            }
+            int st = Native.state(p);
+            if (Results.stateHandshakeDone(st) && !Results.statePostHandshakeAuth(st)) {
                 return null;
             }
             return handshaker.session();
@@ -635,12 +681,21 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
 
     @Override
     public String getApplicationProtocol() {
-        return session == TlsBridgeSession.NULL_SESSION ? null : "";
+        return session.applicationProtocol();
     }
 
     @Override
     public String getHandshakeApplicationProtocol() {
-        return null;
+        lock.lock();
+        try {
+            long p = handle.ptr;
+            if (p == 0 || handshaker == null || Results.stateHandshakeDone(Native.state(p))) {
+                return null;
+            }
+            return handshaker.handshakeApplicationProtocol(p);
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override

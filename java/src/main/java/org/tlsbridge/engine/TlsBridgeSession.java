@@ -43,6 +43,7 @@ public final class TlsBridgeSession extends ExtendedSSLSession {
     volatile List<SNIServerName> requestedServerNames = Collections.emptyList();
     volatile List<byte[]> statusResponses = Collections.emptyList();
     volatile boolean resumed;
+    volatile String applicationProtocol;
     private final Map<String, Object> values = new HashMap<>();
 
     TlsBridgeSession(SessionContextImpl context, String peerHost, int peerPort) {
@@ -221,6 +222,11 @@ public final class TlsBridgeSession extends ExtendedSSLSession {
     /** Whether this session was resumed rather than negotiated in full. */
     public boolean isResumed() {
         return resumed;
+    }
+
+    /** ALPN's result: null before the handshake ends, "" when none was negotiated. */
+    public String applicationProtocol() {
+        return applicationProtocol;
     }
 
     @Override

@@ -94,9 +94,50 @@ public final class Native {
 
     public static native int[] peerSigAlgs(long engine);
 
+    /** signature_algorithms_cert when the peer sent it, else {@link #peerSigAlgs}. */
+    public static native int[] peerCertSigAlgs(long engine);
+
     public static native String serverName(long engine);
 
     public static native byte[][] clientCaNames(long engine);
 
     public static native int checkHost(byte[] certDer, String host, boolean isIp);
+
+    // extensions (jni_extensions.c)
+    /** flags: 1 = the ClientHello goes to a Java task, 2 = request an OCSP staple (client). */
+    public static native void configureExtensions(long engine, byte[] alpnWire, int flags)
+            throws javax.net.ssl.SSLException;
+
+    public static native String helloServerName(long engine);
+
+    public static native byte[] helloAlpn(long engine);
+
+    public static native void helloAnswer(long engine, byte[] alpnChoice, boolean noneChosen, int alert);
+
+    public static native String alpnSelected(long engine);
+
+    public static native byte[] ocspResponse(long engine);
+
+    public static native void keySetOcsp(long key, byte[] der);
+
+    public static native void requestPostHandshakeAuth(long engine, boolean need) throws javax.net.ssl.SSLException;
+
+    /** Names the peer for the client session cache; true when a cached session will be offered. */
+    public static native boolean setPeer(long engine, String hostPort);
+
+    public static native void ctxClientCache(long ctx, int size, int timeoutSeconds);
+
+    public static native void ctxKeylog(long ctx, String path) throws javax.net.ssl.SSLException;
+
+    public static native void setGroups(long engine, String opensslGroups) throws javax.net.ssl.SSLException;
+
+    // configuration inputs resolved by OpenSSL (jni_config.c)
+    /** The first private key of a PEM file as unencrypted PKCS#8 DER; password is UTF-8 or null. */
+    public static native byte[] pemKey(String path, byte[] password) throws java.io.IOException;
+
+    /** Every certificate of a PEM file, in order, as DER (at least one). */
+    public static native byte[][] pemCertificates(String path) throws java.io.IOException;
+
+    /** Standard names of the suites an OpenSSL cipher string selects, TLS 1.3 first. */
+    public static native String[] cipherExpand(String spec) throws javax.net.ssl.SSLException;
 }

@@ -71,6 +71,11 @@ public final class Results {
         return (state >>> 8) & 7;
     }
 
+    /** A TLS 1.3 post-handshake authentication is under way (a handshake in all but name). */
+    public static boolean statePostHandshakeAuth(int state) {
+        return (state & (1 << 12)) != 0;
+    }
+
     public static boolean statePeerClosed(int state) {
         return (state & (1 << 11)) != 0;
     }

@@ -27,7 +27,11 @@ public final class EnginePair {
     private final ByteBuffer empty;
 
     public EnginePair(SSLContext clientCtx, SSLContext serverCtx, boolean direct) {
-        this.client = clientCtx.createSSLEngine("localhost", 443);
+        this(clientCtx, serverCtx, direct, "localhost", 443);
+    }
+
+    public EnginePair(SSLContext clientCtx, SSLContext serverCtx, boolean direct, String host, int port) {
+        this.client = clientCtx.createSSLEngine(host, port);
         this.client.setUseClientMode(true);
         this.server = serverCtx.createSSLEngine();
         this.server.setUseClientMode(false);

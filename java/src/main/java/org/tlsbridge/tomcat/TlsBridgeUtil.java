@@ -1,0 +1,215 @@
+package org.tlsbridge.tomcat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import javax.net.ssl.CertPathTrustManagerParameters;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509KeyManager;
+import org.apache.juli.logging.Log;
+import org.apache.juli.logging.LogFactory;
+import org.apache.tomcat.util.file.ConfigFileLoader;
+import org.apache.tomcat.util.net.SSLContext;
+import org.apache.tomcat.util.net.SSLHostConfig;
+import org.apache.tomcat.util.net.SSLHostConfigCertificate;
+import org.apache.tomcat.util.net.SSLUtilBase;
+import org.tlsbridge.TlsBridgeProvider;
+
+/**
+ * One {@code <Certificate>} of an SSLHostConfig, turned into a tlsbridge
+ * context. Tomcat's base class keeps its own rules for key stores, trust
+ * stores, CRLs, protocols and session limits; what differs is done by
+ * OpenSSL: PEM files are decoded by OpenSSL, the {@code ciphers} string is
+ * expanded by OpenSSL, and the host's certificates of every type sit behind
+ * one KeyManager so OpenSSL chooses per handshake.
+ */
+public class TlsBridgeUtil extends SSLUtilBase {
+    private static final Log log = LogFactory.getLog(TlsBridgeUtil.class);
+    private static final Set<String> PROTOCOLS = Set.of("TLSv1.2", "TLSv1.3");
+    /**
+     * Known and refused, as SunJSSE knows and disables them: Tomcat's default
+     * protocols ("all") name them, and that must not be a warning.
+     */
+    private static final Set<String> RETIRED = Set.of("TLSv1", "TLSv1.1");
+
+    private volatile String[] ciphers;
+
+    public TlsBridgeUtil(SSLHostConfigCertificate certificate) {
+        super(certificate);
+    }
+
+    @Override
+    protected Log getLog() {
+        return log;
+    }
+
+    @Override
+    protected Set<String> getImplementedProtocols() {
+        Set<String> all = new java.util.HashSet<>(PROTOCOLS);
+        all.addAll(RETIRED);
+        return all;
+    }
+
+    /** TLS 1.2 and 1.3 of what Tomcat enabled; a configuration left with neither fails the connector. */
+    @Override
+    public String[] getEnabledProtocols() {
+        String[] configured = super.getEnabledProtocols();
+        List<String> out = new ArrayList<>();
+        List<String> dropped = new ArrayList<>();
+        for (String p : configured) {
+            (PROTOCOLS.contains(p) ? out : dropped).add(p);
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("protocols " + List.of(configured)
+                    + " include neither TLSv1.2 nor TLSv1.3, the only versions tlsbridge serves");
+        }
+        if (!dropped.isEmpty() && !sslHostConfig.getProtocols().containsAll(Set.of("TLSv1", "TLSv1.1", "TLSv1.2",
+                "TLSv1.3"))) {
+            // named on purpose (not Tomcat's "all"): say they stay off
+            log.warn("protocols " + dropped + " are not served by tlsbridge (TLS 1.2 and 1.3 only)");
+        }
+        return out.toArray(new String[0]);
+    }
+
+    /**
+     * Empty on purpose: it makes the base class keep Tomcat's own reading of
+     * the cipher string without filtering or failing on it; the list that
+     * is used comes from {@link #getEnabledCiphers()}, resolved by OpenSSL.
+     */
+    @Override
+    protected Set<String> getImplementedCiphers() {
+        return Set.of();
+    }
+
+    @Override
+    protected boolean isTls13RenegAuthAvailable() {
+        // Tomcat would ask for a client certificate after the handshake through
+        // its own OpenSSL API only; through SSLEngine there is no standard call.
+        return false;
+    }
+
+    @Override
+    public String[] getEnabledCiphers() {
+        String[] c = ciphers;
+        if (c == null) {
+            String spec = sslHostConfig.getCiphers();
+            String tls13 = TomcatVersions.tls13CipherSuites(sslHostConfig);
+            if (tls13 != null && !tls13.isBlank()) {
+                // Tomcat 11: TLS 1.3 suites in their own attribute; OpenSSL takes them in this order
+                spec = tls13 + ":" + spec;
+            }
+            CipherConfig.Result r;
+            try {
+                r = CipherConfig.resolve(spec);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("ciphers=\"" + spec + "\" rejected by OpenSSL: " + e.getMessage(), e);
+            }
+            if (r.enabled.length == 0) {
+                throw new IllegalArgumentException("ciphers=\"" + spec + "\" selects no cipher suite tlsbridge supports"
+                        + (r.skipped.isEmpty() ? "" : " (unsupported: " + r.skipped + ")"));
+            }
+            if (!r.skipped.isEmpty()) {
+                String msg = "ciphers=\"" + spec + "\": suites OpenSSL selected that tlsbridge does not enable: "
+                        + r.skipped;
+                if (sslHostConfig.getCiphers().equals(TomcatVersions.defaultCiphers())) {
+                    log.debug(msg);
+                } else {
+                    log.warn(msg);
+                }
+            }
+            if (log.isDebugEnabled()) {
+                log.debug("ciphers=\"" + spec + "\" enables " + String.join(",", r.enabled));
+            }
+            c = r.enabled;
+            ciphers = c;
+        }
+        return c.clone();
+    }
+
+    @Override
+    protected SSLContext createSSLContextInternal(List<String> negotiableProtocols) {
+        long options = sslHostConfig.getDisableSessionTickets() ? TlsBridgeSSLContext.OP_NO_TICKET : 0;
+        log.info("TLS virtual host [" + sslHostConfig.getHostName() + "], certificate type ["
+                + certificate.getType() + "]: tlsbridge " + TlsBridgeProvider.tlsbridgeVersion() + " on "
+                + TlsBridgeProvider.openSslVersion() + (negotiableProtocols.isEmpty() ? ""
+                        : "; ALPN offers " + negotiableProtocols));
+        return new TlsBridgeSSLContext(sslHostConfig.getSslProtocol(), options);
+    }
+
+    /** The host's certificates of every type, this one first (see {@link HostKeyManager}). */
+    @Override
+    public KeyManager[] getKeyManagers() throws Exception {
+        List<X509KeyManager> all = new ArrayList<>();
+        all.add(ownKeyManager());
+        for (SSLHostConfigCertificate other : sslHostConfig.getCertificates(true)) {
+            if (other != certificate) {
+                all.add(new TlsBridgeUtil(other).ownKeyManager());
+            }
+        }
+        return new KeyManager[] {new HostKeyManager(all)};
+    }
+
+    /** This certificate alone: PEM through OpenSSL, key stores as Tomcat loads them. */
+    X509KeyManager ownKeyManager() throws Exception {
+        KeyManager[] kms;
+        if (certificate.getCertificateKeystore() == null && certificate.getCertificateFile() != null) {
+            kms = pemKeyManagers();
+        } else {
+            kms = super.getKeyManagers();
+        }
+        for (KeyManager km : kms) {
+            if (km instanceof X509KeyManager) {
+                return (X509KeyManager) km;
+            }
+        }
+        throw new IOException("no X509 key manager for certificate type " + certificate.getType());
+    }
+
+    private KeyManager[] pemKeyManagers() throws Exception {
+        String alias = certificate.getCertificateKeyAlias();
+        if (alias == null) {
+            alias = DEFAULT_KEY_ALIAS;
+        }
+        char[] storePass = new char[0];
+        KeyStore ks = PemFiles.keyStore(alias, certificate.getCertificateKeyFile(), certificate.getCertificateFile(),
+                certificate.getCertificateChainFile(), keyPassword(), storePass);
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(sslHostConfig.getKeyManagerAlgorithm());
+        kmf.init(ks, storePass);
+        return kmf.getKeyManagers();
+    }
+
+    /** certificateKeyPassword, else the first line of certificateKeyPasswordFile (Tomcat's rule). */
+    private String keyPassword() throws IOException {
+        String file = certificate.getCertificateKeyPasswordFile();
+        if (file == null) {
+            return certificate.getCertificateKeyPassword();
+        }
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(
+                ConfigFileLoader.getSource().getResource(file).getInputStream(), StandardCharsets.UTF_8))) {
+            return r.readLine();
+        }
+    }
+
+    /** Tomcat's trust store rules, plus a PEM caCertificateFile read by OpenSSL when no trust store is set. */
+    @Override
+    public TrustManager[] getTrustManagers() throws Exception {
+        TrustManager[] tms = super.getTrustManagers();
+        String caFile = sslHostConfig.getCaCertificateFile();
+        if (tms != null || caFile == null) {
+            return tms;
+        }
+        KeyStore ts = PemFiles.trustStore(caFile);
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX");
+        tmf.init(new CertPathTrustManagerParameters(getParameters(sslHostConfig.getCertificateRevocationListFile(),
+                ts, sslHostConfig.getRevocationEnabled())));
+        return tmf.getTrustManagers();
+    }
+}

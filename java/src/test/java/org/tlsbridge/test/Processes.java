@@ -1,0 +1,93 @@
+package org.tlsbridge.test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+/** Real peers (openssl, curl) as child processes, with their output captured. */
+public final class Processes {
+    private Processes() {
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** A running child whose combined output is collected in the background. */
+    public static final class Child implements AutoCloseable {
+        public final Process process;
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private final Thread pump;
+
+        Child(Process p) {
+            this.process = p;
+            this.pump = new Thread(() -> {
+                try (InputStream in = p.getInputStream()) {
+                    byte[] b = new byte[8192];
+                    int n;
+                    while ((n = in.read(b)) > 0) {
+                        synchronized (out) {
+                            out.write(b, 0, n);
+                        }
+                    }
+                } catch (IOException e) {
+                    // process ended
+                }
+            }, "child-output");
+            pump.setDaemon(true);
+            pump.start();
+        }
+
+        public String output() {
+            synchronized (out) {
+                return out.toString(StandardCharsets.UTF_8);
+            }
+        }
+
+        /** Waits until the output contains text (e.g. "ACCEPT"). */
+        public boolean await(String text, long millis) throws InterruptedException {
+            long end = System.currentTimeMillis() + millis;
+            while (System.currentTimeMillis() < end) {
+                if (output().contains(text)) {
+                    return true;
+                }
+                if (!process.isAlive()) {
+                    return output().contains(text);
+                }
+                Thread.sleep(20);
+            }
+            return false;
+        }
+
+        public int waitFor(long seconds) throws InterruptedException {
+            if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                return -1;
+            }
+            pump.join(2000);
+            return process.exitValue();
+        }
+
+        @Override
+        public void close() {
+            process.destroy();
+            try {
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    public static Child start(java.nio.file.Path dir, String... cmd) throws IOException {
+        return new Child(new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start());
+    }
+}

@@ -1,0 +1,167 @@
+/* TLS extensions a server settles while reading the ClientHello: what the
+ * client asked for (SNI, ALPN, signature_algorithms_cert) is kept on the
+ * engine; when Java must judge it (SNIMatchers, an ALPN selector) the
+ * handshake is parked (SSL_CLIENT_HELLO_RETRY) and a delegated task
+ * answers. Also ALPN selection and OCSP stapling per chosen certificate. */
+#include "tb.h"
+#include "keys.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/err.h>
+#include <openssl/tls1.h>
+
+static uint16_t be16(const unsigned char *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+
+/* signature_algorithms_cert: what a KeyManager must match a chain against
+ * (JSSE's "peer supported signature algorithms"); OpenSSL has no getter. */
+static void save_cert_sigalgs(tb_engine *e, SSL *ssl) {
+  const unsigned char *p;
+  size_t len, i, n = 0, max = sizeof e->cert_sigalgs / sizeof e->cert_sigalgs[0];
+  e->n_cert_sigalgs = -1;
+  if (!SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_signature_algorithms_cert, &p, &len) || len < 2)
+    return;
+  if ((size_t)be16(p) < len - 2)
+    len = (size_t)be16(p) + 2;
+  for (i = 2; i + 1 < len && n < max; i += 2)
+    e->cert_sigalgs[n++] = be16(p + i);
+  e->n_cert_sigalgs = (int)n;
+}
+
+/* The first host_name entry of server_name, as sent. */
+static void save_sni(tb_engine *e, SSL *ssl) {
+  const unsigned char *p;
+  size_t len, list, name;
+  e->sni[0] = '\0';
+  if (!SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_server_name, &p, &len) || len < 5)
+    return;
+  list = be16(p);
+  if (list + 2 > len || p[2] != TLSEXT_NAMETYPE_host_name)
+    return;
+  name = be16(p + 3);
+  if (name + 5 > len || name >= sizeof e->sni || memchr(p + 5, 0, name))
+    return;
+  memcpy(e->sni, p + 5, name);
+  e->sni[name] = '\0';
+}
+
+static void save_alpn(tb_engine *e, SSL *ssl) {
+  const unsigned char *p;
+  size_t len, list;
+  e->alpn_offer_len = 0;
+  if (!SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_application_layer_protocol_negotiation, &p, &len) ||
+      len < 2)
+    return;
+  list = be16(p);
+  if (list + 2 > len || list > sizeof e->alpn_offer)
+    return;
+  memcpy(e->alpn_offer, p + 2, list);
+  e->alpn_offer_len = list;
+}
+
+static int hello_cb(SSL *ssl, int *alert, void *arg) {
+  tb_engine *e = tb_engine_of(ssl);
+  (void)arg;
+  if (!e)
+    return SSL_CLIENT_HELLO_SUCCESS;
+  if (!e->hello_seen) {
+    save_cert_sigalgs(e, ssl);
+    save_sni(e, ssl);
+    save_alpn(e, ssl);
+    e->hello_seen = 1;
+  }
+  if (e->hello_task && !e->hello_ready)
+    return SSL_CLIENT_HELLO_RETRY; /* SSL_ERROR_WANT_CLIENT_HELLO_CB: TASK_HELLO */
+  if (e->hello_alert) {
+    *alert = e->hello_alert;
+    return SSL_CLIENT_HELLO_ERROR;
+  }
+  return SSL_CLIENT_HELLO_SUCCESS;
+}
+
+static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
+                   unsigned int inlen, void *arg) {
+  tb_engine *e = tb_engine_of(ssl);
+  unsigned char *sel = NULL;
+  unsigned char sel_len = 0;
+  (void)arg;
+  if (!e)
+    return SSL_TLSEXT_ERR_NOACK;
+  if (e->alpn_choice_len == 0)
+    return SSL_TLSEXT_ERR_NOACK; /* a selector declined ALPN */
+  if (e->alpn_choice_len > 0) {
+    /* the selector's answer must be one the client offered */
+    unsigned char one[257];
+    one[0] = (unsigned char)e->alpn_choice_len;
+    memcpy(one + 1, e->alpn_choice, (size_t)e->alpn_choice_len);
+    if (SSL_select_next_proto(&sel, &sel_len, one, (unsigned)e->alpn_choice_len + 1, in, inlen) !=
+        OPENSSL_NPN_NEGOTIATED)
+      return SSL_TLSEXT_ERR_ALERT_FATAL;
+    *out = e->alpn_choice;
+    *outlen = (unsigned char)e->alpn_choice_len;
+    return SSL_TLSEXT_ERR_OK;
+  }
+  if (e->alpn_choice_len == -2)
+    return SSL_TLSEXT_ERR_ALERT_FATAL; /* a selector chose nothing the client offered */
+  if (!e->alpn_accept)
+    return SSL_TLSEXT_ERR_NOACK;
+  /* the server's order wins, as in SunJSSE */
+  if (SSL_select_next_proto(&sel, &sel_len, e->alpn_accept, (unsigned)e->alpn_accept_len, in, inlen) !=
+      OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_ALERT_FATAL; /* no_application_protocol */
+  *out = sel;
+  *outlen = sel_len;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+/* Staple the response that belongs to the certificate OpenSSL picked. */
+static int status_cb(SSL *ssl, void *arg) {
+  tb_engine *e = tb_engine_of(ssl);
+  X509 *cert = SSL_get_certificate(ssl);
+  int i;
+  (void)arg;
+  if (!e || !cert || !SSL_is_server(ssl))
+    return SSL_TLSEXT_ERR_NOACK; /* clients read the response after the handshake */
+  for (i = 0; i < e->n_offered; i++) {
+    tb_keymat *k = e->offered[i];
+    if (k->ocsp && X509_cmp(k->cert, cert) == 0) {
+      unsigned char *copy = OPENSSL_memdup(k->ocsp, k->ocsp_len);
+      if (copy && SSL_set_tlsext_status_ocsp_resp(ssl, copy, (long)k->ocsp_len))
+        return SSL_TLSEXT_ERR_OK;
+      OPENSSL_free(copy);
+      return SSL_TLSEXT_ERR_NOACK;
+    }
+  }
+  return SSL_TLSEXT_ERR_NOACK;
+}
+
+int tb_set_alpn(tb_engine *e, const unsigned char *wire, size_t len) {
+  if (e->flags & TB_F_CLIENT)
+    return SSL_set_alpn_protos(e->ssl, wire, (unsigned)len) == 0 ? 0 : -1;
+  free(e->alpn_accept);
+  e->alpn_accept = NULL;
+  e->alpn_accept_len = 0;
+  if (len == 0)
+    return 0;
+  e->alpn_accept = malloc(len);
+  if (!e->alpn_accept)
+    return -1;
+  memcpy(e->alpn_accept, wire, len);
+  e->alpn_accept_len = len;
+  return 0;
+}
+
+void tb_extensions_free(tb_engine *e) {
+  int i;
+  free(e->alpn_accept);
+  e->alpn_accept = NULL;
+  for (i = 0; i < e->n_offered; i++)
+    tb_keymat_free(e->offered[i]);
+  e->n_offered = 0;
+}
+
+void tb_install_extensions(SSL_CTX *ctx) {
+  SSL_CTX_set_client_hello_cb(ctx, hello_cb, NULL);
+  SSL_CTX_set_alpn_select_cb(ctx, alpn_cb, NULL);
+  SSL_CTX_set_tlsext_status_cb(ctx, status_cb);
+}

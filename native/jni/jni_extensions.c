@@ -1,0 +1,155 @@
+/* JNI for ALPN, SNI decisions, OCSP staples, resumption, key log and groups. */
+#include "jni_util.h"
+#include "../core/keylog.h"
+#include "../core/keys.h"
+#include "../core/session_cache.h"
+
+#include <string.h>
+#include <openssl/err.h>
+
+/* alpn: wire-format protocols (client offers / server accepts), or null.
+ * flags: 1 ClientHello task (SNI matchers or ALPN selector), 2 request an
+ * OCSP staple (client). */
+static void configure_extensions(JNIEnv *env, jclass c, jlong h, jbyteArray alpn, jint flags) {
+  tb_engine *e = tb_ptr(h);
+  if (alpn) {
+    jsize n = (*env)->GetArrayLength(env, alpn);
+    unsigned char buf[1024];
+    if (n > (jsize)sizeof buf) {
+      tb_throw_kind(env, TB_ERR_ARGUMENT, "application protocol list too long");
+      return;
+    }
+    (*env)->GetByteArrayRegion(env, alpn, 0, n, (jbyte *)buf);
+    if (tb_set_alpn(e, buf, (size_t)n) != 0) {
+      tb_throw_kind(env, TB_ERR_ARGUMENT, "cannot set application protocols");
+      return;
+    }
+  }
+  e->hello_task = (flags & 1) && !(e->flags & TB_F_CLIENT);
+  if ((flags & 2) && (e->flags & TB_F_CLIENT))
+    SSL_set_tlsext_status_type(e->ssl, TLSEXT_STATUSTYPE_ocsp);
+}
+
+static jstring hello_server_name(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  return e->sni[0] ? (*env)->NewStringUTF(env, e->sni) : NULL;
+}
+
+static jbyteArray hello_alpn(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  return e->alpn_offer_len ? tb_bytes(env, e->alpn_offer, e->alpn_offer_len) : NULL;
+}
+
+/* choice: the selector's protocol (null: no answer; empty: decline ALPN);
+ * none: the selector chose nothing usable; alert: fatal alert to send. */
+static void hello_answer(JNIEnv *env, jclass c, jlong h, jbyteArray choice, jboolean none, jint alert) {
+  tb_engine *e = tb_ptr(h);
+  e->hello_alert = alert;
+  if (none) {
+    e->alpn_choice_len = -2;
+  } else if (choice) {
+    jsize n = (*env)->GetArrayLength(env, choice);
+    if (n > (jsize)sizeof e->alpn_choice)
+      n = (jsize)sizeof e->alpn_choice;
+    (*env)->GetByteArrayRegion(env, choice, 0, n, (jbyte *)e->alpn_choice);
+    e->alpn_choice_len = n;
+  }
+}
+
+static jstring alpn_selected(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  const unsigned char *p = NULL;
+  unsigned int n = 0;
+  char buf[256];
+  SSL_get0_alpn_selected(e->ssl, &p, &n);
+  if (!p || n == 0)
+    return NULL;
+  memcpy(buf, p, n < sizeof buf ? n : sizeof buf - 1);
+  buf[n < sizeof buf ? n : sizeof buf - 1] = '\0';
+  return (*env)->NewStringUTF(env, buf);
+}
+
+static jbyteArray ocsp_response(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  const unsigned char *p = NULL;
+  long n = SSL_get_tlsext_status_ocsp_resp(e->ssl, &p);
+  return n > 0 && p ? tb_bytes(env, p, (size_t)n) : NULL;
+}
+
+static void key_set_ocsp(JNIEnv *env, jclass c, jlong key, jbyteArray der) {
+  jsize n = (*env)->GetArrayLength(env, der);
+  jbyte *p = (*env)->GetByteArrayElements(env, der, NULL);
+  int rc;
+  if (!p)
+    return;
+  rc = tb_keymat_set_ocsp(tb_ptr(key), (const uint8_t *)p, (size_t)n);
+  (*env)->ReleaseByteArrayElements(env, der, p, JNI_ABORT);
+  if (rc != 0)
+    tb_throw_kind(env, TB_ERR_MEMORY, "cannot keep the OCSP response");
+}
+
+static void request_pha(JNIEnv *env, jclass c, jlong h, jboolean need) {
+  tb_engine *e = tb_ptr(h);
+  if (tb_engine_request_pha(e, need == JNI_TRUE) != 0)
+    tb_throw(env, &e->err);
+}
+
+static jboolean set_peer(JNIEnv *env, jclass c, jlong h, jstring key) {
+  tb_engine *e = tb_ptr(h);
+  const char *k = (*env)->GetStringUTFChars(env, key, NULL);
+  int rc;
+  if (!k)
+    return JNI_FALSE;
+  rc = tb_engine_set_peer(e, k);
+  (*env)->ReleaseStringUTFChars(env, key, k);
+  return rc == 1 ? JNI_TRUE : JNI_FALSE;
+}
+
+static void ctx_client_cache(JNIEnv *env, jclass c, jlong ctx, jint size, jint timeout) {
+  if (tb_client_cache_attach(tb_ptr(ctx), (size_t)size, timeout) != 0)
+    tb_throw_kind(env, TB_ERR_MEMORY, "cannot configure the client session cache");
+}
+
+static void ctx_keylog(JNIEnv *env, jclass c, jlong ctx, jstring path) {
+  tb_error err;
+  const char *p = (*env)->GetStringUTFChars(env, path, NULL);
+  int rc;
+  if (!p)
+    return;
+  rc = tb_keylog_attach(tb_ptr(ctx), p, &err);
+  (*env)->ReleaseStringUTFChars(env, path, p);
+  if (rc != 0)
+    tb_throw(env, &err);
+}
+
+static void set_groups(JNIEnv *env, jclass c, jlong h, jstring list) {
+  tb_engine *e = tb_ptr(h);
+  const char *l = (*env)->GetStringUTFChars(env, list, NULL);
+  int ok;
+  if (!l)
+    return;
+  ERR_clear_error();
+  ok = SSL_set1_groups_list(e->ssl, l);
+  (*env)->ReleaseStringUTFChars(env, list, l);
+  if (!ok) {
+    tb_error err;
+    tb_err_from_openssl(&err, TB_ERR_ARGUMENT, "cannot set named groups");
+    tb_throw(env, &err);
+  }
+}
+
+const JNINativeMethod tb_extensions_methods[] = {
+    TB_N("configureExtensions", "(J[BI)V", configure_extensions),
+    TB_N("helloServerName", "(J)Ljava/lang/String;", hello_server_name),
+    TB_N("helloAlpn", "(J)[B", hello_alpn),
+    TB_N("helloAnswer", "(J[BZI)V", hello_answer),
+    TB_N("alpnSelected", "(J)Ljava/lang/String;", alpn_selected),
+    TB_N("ocspResponse", "(J)[B", ocsp_response),
+    TB_N("keySetOcsp", "(J[B)V", key_set_ocsp),
+    TB_N("requestPostHandshakeAuth", "(JZ)V", request_pha),
+    TB_N("setPeer", "(JLjava/lang/String;)Z", set_peer),
+    TB_N("ctxClientCache", "(JII)V", ctx_client_cache),
+    TB_N("ctxKeylog", "(JLjava/lang/String;)V", ctx_keylog),
+    TB_N("setGroups", "(JLjava/lang/String;)V", set_groups),
+};
+const int tb_extensions_count = sizeof tb_extensions_methods / sizeof tb_extensions_methods[0];

@@ -1,0 +1,148 @@
+/* PEM files and OpenSSL cipher strings as the Tomcat integration hands them
+ * to OpenSSL (pem.c, cipher_spec.c): good input, wrong passwords, missing
+ * and damaged files, strings that select nothing. Run under ASan in CI. */
+#include "test_support.h"
+#include "pem.h"
+#include "cipher_spec.h"
+
+#include <string.h>
+#include <unistd.h>
+#include <openssl/pem.h>
+
+
+static char dir[] = "/tmp/tb-test-config-XXXXXX";
+
+static void path(char *out, size_t n, const char *name) {
+  snprintf(out, n, "%s/%s", dir, name);
+}
+
+static void write_files(tb_keymat *k) {
+  char p[256];
+  BIO *b;
+  path(p, sizeof p, "enc.key");
+  b = BIO_new_file(p, "w");
+  CHECK(b && PEM_write_bio_PKCS8PrivateKey(b, k->key, EVP_aes_256_cbc(), NULL, 0, NULL, (void *)"s3cret"));
+  BIO_free(b);
+  path(p, sizeof p, "both.pem"); /* certificate, then an unencrypted key: Tomcat's single-file form */
+  b = BIO_new_file(p, "w");
+  CHECK(b && PEM_write_bio_X509(b, k->cert) && PEM_write_bio_X509(b, k->cert) &&
+        PEM_write_bio_PrivateKey(b, k->key, NULL, NULL, 0, NULL, NULL));
+  BIO_free(b);
+  path(p, sizeof p, "damaged.pem");
+  b = BIO_new_file(p, "w");
+  CHECK(b && PEM_write_bio_X509(b, k->cert));
+  CHECK(BIO_puts(b, "-----BEGIN CERTIFICATE-----\nnot base64 at all!\n-----END CERTIFICATE-----\n") > 0);
+  BIO_free(b);
+}
+
+static void test_keys(tb_keymat *k) {
+  char p[256];
+  tb_error err;
+  uint8_t *der = NULL;
+  size_t len = 0;
+
+  path(p, sizeof p, "enc.key");
+  CHECK(tb_pem_read_key(p, "s3cret", &der, &len, &err) == 0);
+  CHECK(der && len > 0);
+  {
+    const unsigned char *q = der;
+    PKCS8_PRIV_KEY_INFO *info = d2i_PKCS8_PRIV_KEY_INFO(NULL, &q, (long)len);
+    EVP_PKEY *back = info ? EVP_PKCS82PKEY(info) : NULL;
+    CHECK(back && EVP_PKEY_eq(back, k->key) == 1);
+    EVP_PKEY_free(back);
+    PKCS8_PRIV_KEY_INFO_free(info);
+  }
+  tb_pem_key_free(der, len);
+
+  CHECK(tb_pem_read_key(p, "wrong", &der, &len, &err) == -1);
+  CHECK(err.kind == TB_ERR_SSL && strstr(err.msg, "wrong certificateKeyPassword") != NULL);
+  CHECK(der == NULL && len == 0);
+  CHECK(tb_pem_read_key(p, NULL, &der, &len, &err) == -1); /* never prompts */
+  CHECK(strstr(err.msg, "need certificateKeyPassword") != NULL);
+
+  path(p, sizeof p, "both.pem");
+  CHECK(tb_pem_read_key(p, NULL, &der, &len, &err) == 0);
+  tb_pem_key_free(der, len);
+
+  path(p, sizeof p, "absent.pem");
+  CHECK(tb_pem_read_key(p, NULL, &der, &len, &err) == -1 && err.kind == TB_ERR_IO);
+}
+
+static void test_certs(void) {
+  char p[256];
+  tb_error err;
+  tb_der_list l;
+  path(p, sizeof p, "both.pem");
+  CHECK(tb_pem_read_certs(p, &l, &err) == 0 && l.n == 2);
+  tb_der_list_free(&l);
+  path(p, sizeof p, "enc.key");
+  CHECK(tb_pem_read_certs(p, &l, &err) == -1 && strstr(err.msg, "no certificate") != NULL);
+  CHECK(l.n == 0 && l.der == NULL);
+  path(p, sizeof p, "damaged.pem");
+  CHECK(tb_pem_read_certs(p, &l, &err) == -1 && err.kind == TB_ERR_SSL);
+  path(p, sizeof p, "absent.pem");
+  CHECK(tb_pem_read_certs(p, &l, &err) == -1 && err.kind == TB_ERR_IO);
+}
+
+struct names {
+  char got[16][64];
+  int n;
+};
+
+static void collect(void *arg, const char *std) {
+  struct names *a = arg;
+  if (a->n < 16)
+    snprintf(a->got[a->n], sizeof a->got[0], "%s", std);
+  a->n++;
+}
+
+static void test_ciphers(void) {
+  tb_error err;
+  struct names a;
+  memset(&a, 0, sizeof a);
+  CHECK(tb_cipher_spec_expand("ECDHE-RSA-AES256-GCM-SHA384, TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256",
+                              collect, &a, &err) == 3);
+  CHECK(strcmp(a.got[0], "TLS_AES_128_GCM_SHA256") == 0);
+  CHECK(strcmp(a.got[1], "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384") == 0);
+  CHECK(strcmp(a.got[2], "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256") == 0);
+
+  memset(&a, 0, sizeof a); /* TLS 1.3 only: no TLS 1.2 suite at all */
+  CHECK(tb_cipher_spec_expand("TLS_AES_256_GCM_SHA384", collect, &a, &err) == 1);
+  CHECK(strcmp(a.got[0], "TLS_AES_256_GCM_SHA384") == 0);
+
+  memset(&a, 0, sizeof a); /* 1.2 only: OpenSSL's TLS 1.3 defaults stay */
+  CHECK(tb_cipher_spec_expand("ECDHE+AESGCM:!ECDSA", collect, &a, &err) >= 3 + 2);
+
+  CHECK(tb_cipher_spec_expand("NO-SUCH-CIPHER", collect, &a, &err) == -1);
+  CHECK(err.kind == TB_ERR_ARGUMENT && strstr(err.msg, "no cipher match") != NULL);
+  CHECK(tb_cipher_spec_expand("TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256:TLS_NOPE", collect, &a,
+                              &err) == 2); /* unknown tokens are OpenSSL's to ignore */
+  CHECK(tb_cipher_spec_expand("", collect, &a, &err) >= 0);
+}
+
+int main(void) {
+  tb_keymat *k;
+  char p[256];
+  const char *names[] = {"enc.key", "both.pem", "damaged.pem"};
+  size_t i;
+  CHECK(mkdtemp(dir) != NULL);
+  k = tb_test_keymat("ec");
+  CHECK(k != NULL);
+  if (!k)
+    return 1;
+  write_files(k);
+  test_keys(k);
+  test_certs();
+  test_ciphers();
+  tb_keymat_free(k);
+  for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+    path(p, sizeof p, names[i]);
+    unlink(p);
+  }
+  rmdir(dir);
+  if (tb_test_failures)
+    fprintf(stderr, "test_config: %d failures\n", tb_test_failures);
+  else
+    printf("test_config: all checks passed\n");
+  return tb_test_failures ? 1 : 0;
+}

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# Stock Debian Tomcat (package tomcat10) serving HTTPS through tlsbridge,
+# configured only through server.xml and the tlsbridge jar in lib/:
+#   1. sslImplementationName="org.tlsbridge.tomcat.TlsBridgeImplementation",
+#      PEM certificate with an encrypted key: curl, openssl s_client (TLS 1.2
+#      and 1.3), the start log line naming tlsbridge and OpenSSL, then wrk
+#      with 200 keep-alive connections for 20 s: 0 socket errors, 0 non-2xx,
+#      no engine errors in Tomcat's log.
+#   2. drop-in: Tomcat's default JSSE implementation with TLSBridge first in
+#      the JCA provider list (jar on the system class path, java.security
+#      override), as docs/tomcat.md describes.
+# Every server listens on 127.0.0.1 only; both instances are stopped at the
+# end and the system tomcat10 service is never left running.
+#
+#   tests/tomcat/run.sh [native-build-dir]   (the argument is not needed: the jar carries the library)
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/../../scripts/lib/common.sh"
+cd "$TB_ROOT"
+
+SUITE=tomcat
+PASS=0
+FAIL=0
+check() { # name, then a command; one line per check
+  local name=$1; shift
+  if "$@"; then echo "PASS $SUITE: $name"; PASS=$((PASS + 1)); else echo "FAIL $SUITE: $name"; FAIL=$((FAIL + 1)); fi
+}
+finish() {
+  echo "SUMMARY $SUITE: $PASS passed, $FAIL failed"
+  ((FAIL == 0))
+  exit $?
+}
+not_run() { echo "NOT RUN: $SUITE: $*"; echo "SUMMARY $SUITE: $PASS passed, $FAIL failed"; exit 0; }
+
+need_pkgs tomcat10 wrk curl openssl python3 || not_run "cannot install tomcat10/wrk"
+# Installing the package may start the system service where systemd runs; it must not stay up.
+if command -v systemctl >/dev/null && systemctl is-active --quiet tomcat10 2>/dev/null; then
+  systemctl stop tomcat10 && systemctl disable --quiet tomcat10 2>/dev/null
+fi
+CATALINA_HOME=/usr/share/tomcat10
+[[ -x $CATALINA_HOME/bin/catalina.sh ]] || not_run "no $CATALINA_HOME/bin/catalina.sh after installing tomcat10"
+export JAVA_HOME=${JAVA_HOME:-$(jdk17_home)}
+
+JAR=$(ls target/tlsbridge-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1)
+if [[ -z $JAR ]]; then
+  log "no tlsbridge jar in target/: packaging it"
+  mvn -B -q -DskipTests -DskipCtest=true package >/dev/null 2>&1
+  JAR=$(ls target/tlsbridge-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1)
+fi
+[[ -n $JAR ]] || not_run "cannot build the tlsbridge jar"
+TOMCAT_VERSION=$("$CATALINA_HOME/bin/version.sh" 2>/dev/null | sed -n 's/^Server number: *//p')
+log "stock Tomcat $TOMCAT_VERSION, jar $JAR"
+
+WORK=$(mktemp -d /tmp/tlsbridge-tomcat-suite.XXXXXX)
+PIDFILE=
+stop_tomcat() {
+  [[ -n $PIDFILE && -s $PIDFILE ]] || return 0
+  local pid; pid=$(cat "$PIDFILE")
+  CATALINA_BASE=$BASE CATALINA_PID=$PIDFILE "$CATALINA_HOME/bin/catalina.sh" stop 15 -force >/dev/null 2>&1
+  kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
+  PIDFILE=
+}
+cleanup() { stop_tomcat; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+# --- a throw-away PKI: CA, server certificate with an encrypted PEM key ---
+PKI=$WORK/pki
+mkdir -p "$PKI"
+(
+  cd "$PKI" || exit 1
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=tlsbridge suite CA" \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -aes-256-cbc -pass pass:suite-secret -out server.key
+  openssl req -new -key server.key -passin pass:suite-secret -subj /CN=localhost -out server.csr
+  printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n' >ext
+  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile ext -out server.pem
+) >"$WORK/pki.log" 2>&1 || { cat "$WORK/pki.log"; not_run "openssl could not make the test PKI"; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+
+# new_base DIR: a CATALINA_BASE with Debian's stock configuration and ROOT webapp
+new_base() {
+  BASE=$1
+  mkdir -p "$BASE"/{conf,lib,logs,webapps,work,temp,bin}
+  cp -rL /etc/tomcat10/. "$BASE/conf/"
+  cp -r /var/lib/tomcat10/webapps/ROOT "$BASE/webapps/ROOT"
+  # Tomcat logs a failed handshake (with its cause) only at FINE, on a logger of its own
+  echo 'org.apache.tomcat.util.net.NioEndpoint.handshake.level = FINE' >>"$BASE/conf/logging.properties"
+}
+
+# server_xml PORT CONNECTOR-ATTRS CERTIFICATE-ELEMENT [CONNECTOR-CHILDREN]: Debian's listeners, one HTTPS connector on 127.0.0.1
+server_xml() {
+  cat >"$BASE/conf/server.xml" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<Server port="-1" shutdown="SHUTDOWN">
+  <Listener className="org.apache.catalina.startup.VersionLoggerListener" />
+  <Listener className="org.apache.catalina.core.AprLifecycleListener" />
+  <Listener className="org.apache.catalina.core.JreMemoryLeakPreventionListener" />
+  <Listener className="org.apache.catalina.mbeans.GlobalResourcesLifecycleListener" />
+  <Listener className="org.apache.catalina.core.ThreadLocalLeakPreventionListener" />
+  <Service name="Catalina">
+    <Connector protocol="org.apache.coyote.http11.Http11NioProtocol" address="127.0.0.1" port="$1"
+               SSLEnabled="true" scheme="https" secure="true" maxKeepAliveRequests="-1" $2>
+      ${4:-}
+      <SSLHostConfig protocols="TLSv1.2+TLSv1.3">
+        $3
+      </SSLHostConfig>
+    </Connector>
+    <Engine name="Catalina" defaultHost="localhost">
+      <Host name="localhost" appBase="webapps" unpackWARs="false" autoDeploy="false" />
+    </Engine>
+  </Service>
+</Server>
+XML
+}
+
+start_tomcat() { # waits for the port; returns non-zero if Tomcat did not come up
+  PIDFILE=$BASE/tomcat.pid
+  CATALINA_BASE=$BASE CATALINA_PID=$PIDFILE CATALINA_OPTS="-Xmx512m ${EXTRA_OPTS:-}" \
+    "$CATALINA_HOME/bin/catalina.sh" start >"$BASE/logs/start.out" 2>&1
+  local i
+  for i in $(seq 1 120); do
+    if grep -q "Server startup in" "$BASE"/logs/catalina*.log "$BASE/logs/catalina.out" 2>/dev/null; then
+      return 0
+    fi
+    [[ -s $PIDFILE ]] && ! kill -0 "$(cat "$PIDFILE")" 2>/dev/null && break
+    sleep 0.5
+  done
+  return 1
+}
+
+logs() { cat "$BASE"/logs/catalina*.log "$BASE/logs/catalina.out" 2>/dev/null; }
+
+CERT='<Certificate certificateFile="conf/tls/server.pem" certificateKeyFile="conf/tls/server.key" certificateKeyPassword="suite-secret" type="RSA" />'
+
+# ======================= 1. sslImplementationName =======================
+new_base "$WORK/base-impl"
+cp "$JAR" "$BASE/lib/"
+mkdir -p "$BASE/conf/tls" && cp "$PKI"/server.{pem,key} "$BASE/conf/tls/"
+PORT=$(free_port)
+server_xml "$PORT" 'sslImplementationName="org.tlsbridge.tomcat.TlsBridgeImplementation"' "$CERT" \
+  '<UpgradeProtocol className="org.apache.coyote.http2.Http2Protocol" />'
+EXTRA_OPTS="-Dtlsbridge.workdir=$BASE/work"
+if ! start_tomcat; then
+  logs | tail -60
+  check "stock Tomcat starts with the tlsbridge connector" false
+  finish
+fi
+check "stock Tomcat $TOMCAT_VERSION starts with the tlsbridge connector on 127.0.0.1:$PORT" true
+
+body=$(curl -sS --max-time 20 --cacert "$PKI/ca.pem" --resolve "localhost:$PORT:127.0.0.1" "https://localhost:$PORT/" 2>&1)
+check "curl gets the stock ROOT page over HTTPS (server verified)" grep -q "It works" <<<"$body"
+h2=$(curl -sS --max-time 20 --http2 -o /dev/null -w '%{http_version}' --cacert "$PKI/ca.pem" \
+  --resolve "localhost:$PORT:127.0.0.1" "https://localhost:$PORT/" 2>&1)
+check "curl --http2: HTTP/2 by ALPN (got HTTP version '$h2')" test "$h2" = 2
+
+ok_tls() { # version openssl-option expected-cipher
+  local out
+  out=$(printf 'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' |
+    timeout 20 openssl s_client -connect "127.0.0.1:$PORT" -servername localhost -CAfile "$PKI/ca.pem" \
+      -verify_return_error -ign_eof "$2" "$3" "$4" 2>&1)
+  grep -q "New, $1, Cipher is $5" <<<"$out" && grep -q "HTTP/1.1 200" <<<"$out"
+}
+check "openssl s_client TLS 1.3 TLS_AES_256_GCM_SHA384" ok_tls TLSv1.3 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 TLS_AES_256_GCM_SHA384
+check "openssl s_client TLS 1.2 ECDHE-RSA-AES128-GCM-SHA256" ok_tls TLSv1.2 -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256 ECDHE-RSA-AES128-GCM-SHA256
+
+startline=$(logs | grep -m1 "TLS for this connector is served by org.tlsbridge.tomcat.TlsBridgeImplementation")
+echo "  log: ${startline#*INFO }"
+check "Tomcat's log names tlsbridge, its version and OpenSSL's" grep -qE "tlsbridge [0-9].*OpenSSL 3\." <<<"$startline"
+
+log "wrk: 200 keep-alive connections, 2 threads, 20 s"
+wrkout=$(timeout 60 wrk -c 200 -t 2 -d 20s --timeout 10s "https://127.0.0.1:$PORT/" 2>&1)
+echo "$wrkout" | sed 's/^/  wrk: /'
+reqs=$(sed -nE 's/^ *([0-9]+) requests in.*/\1/p' <<<"$wrkout")
+check "wrk completed requests (${reqs:-0})" test "${reqs:-0}" -gt 1000
+check "wrk: 0 socket errors" bash -c '! grep -q "Socket errors" <<<"$1"' _ "$wrkout"
+check "wrk: 0 non-2xx/3xx responses" bash -c '! grep -q "Non-2xx" <<<"$1"' _ "$wrkout"
+errs=$(logs | grep -E "SEVERE|Exception|Handshake failed|tlsbridge.*(error|fail)" | head -5)
+[[ -n $errs ]] && echo "$errs" | sed 's/^/  log: /'
+check "no errors, exceptions or failed handshakes in Tomcat's log after the load" test -z "$errs"
+TOMCAT_PID=$(cat "$PIDFILE")
+stop_tomcat
+check "Tomcat stopped" bash -c '! kill -0 "$1" 2>/dev/null' _ "$TOMCAT_PID"
+
+# ======================= 2. drop-in: TLSBridge first, JSSEImplementation =======================
+new_base "$WORK/base-dropin"
+mkdir -p "$BASE/tlsbridge" "$BASE/conf/tls" && cp "$JAR" "$BASE/tlsbridge/" && cp "$PKI"/server.{pem,key} "$BASE/conf/tls/"
+# The JDK's provider list with TLSBridge in front, everything else shifted by one.
+{
+  echo "security.provider.1=TLSBridge"
+  grep -E '^security\.provider\.[0-9]+=' "$JAVA_HOME/conf/security/java.security" |
+    awk -F'[.=]' '{ n = $3 + 1; sub(/^security\.provider\.[0-9]+=/, ""); print "security.provider." n "=" $0 }'
+} >"$BASE/conf/tlsbridge.java.security"
+cat >"$BASE/bin/setenv.sh" <<SH
+# JCA loads providers through the system class loader: the jar goes on CLASSPATH, not in lib/.
+CLASSPATH="$BASE/tlsbridge/$(basename "$JAR")"
+JAVA_OPTS="\$JAVA_OPTS -Djava.security.properties=$BASE/conf/tlsbridge.java.security"
+SH
+PORT=$(free_port)
+server_xml "$PORT" "" "$CERT"
+mkdir -p "$BASE/native"
+EXTRA_OPTS="-Dtlsbridge.workdir=$BASE/native"
+if start_tomcat; then
+  check "drop-in: stock Tomcat starts with its default JSSE implementation" true
+  body=$(curl -sS --max-time 20 --cacert "$PKI/ca.pem" --resolve "localhost:$PORT:127.0.0.1" "https://localhost:$PORT/" 2>&1)
+  check "drop-in: curl gets the ROOT page over HTTPS" grep -q "It works" <<<"$body"
+  # The provider extracts its native library on the first SSLContext: proof that JCA handed Tomcat tlsbridge.
+  check "drop-in: the TLSBridge provider served Tomcat's SSLContext (native library loaded)" \
+    bash -c 'ls "$1"/tlsbridge-*/libtlsbridge.so >/dev/null 2>&1' _ "$BASE/native"
+  tickets=$(printf 'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' |
+    timeout 20 openssl s_client -connect "127.0.0.1:$PORT" -tls1_3 -CAfile "$PKI/ca.pem" -ign_eof 2>&1 |
+    grep -c "Post-Handshake New Session Ticket")
+  # OpenSSL servers send two TLS 1.3 tickets per handshake, SunJSSE one.
+  check "drop-in: TLS 1.3 handshake shows OpenSSL's two session tickets ($tickets)" test "$tickets" -eq 2
+  errs=$(logs | grep -E "SEVERE|Exception" | head -5)
+  [[ -n $errs ]] && echo "$errs" | sed 's/^/  log: /'
+  check "drop-in: no errors in Tomcat's log" test -z "$errs"
+else
+  logs | tail -40
+  check "drop-in: stock Tomcat starts with its default JSSE implementation" false
+fi
+stop_tomcat
+finish
