@@ -55,10 +55,10 @@ def parse(argv):
     ap.add_argument("--list", action="store_true", help="list variants and suites, then exit")
     o = ap.parse_args(argv)
     q = o.quick
-    o.duration = o.duration or (2.0 if q else 6.0)
+    o.duration = o.duration or (2.0 if q else 4.0)
     o.reps = o.reps or (1 if q else 3)
-    o.warmup = o.warmup if o.warmup is not None else (4.0 if q else 10.0)
-    o.preroll = o.preroll if o.preroll is not None else (0.5 if q else 2.0)
+    o.warmup = o.warmup if o.warmup is not None else (4.0 if q else 4.0)
+    o.preroll = o.preroll if o.preroll is not None else (0.5 if q else 1.0)
     return o
 
 
@@ -92,7 +92,7 @@ def main(argv):
         "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java" if os.path.exists("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java") else None)
     ctx = variants.Ctx(ROOT, work, pki.make(os.path.join(work, "pki")), java17, java25, jar[-1] if jar else None)
 
-    chosen = [v for v in allv if not o.variants or v.name in o.variants]
+    chosen = [v for v in allv if (v.name in o.variants if o.variants else (v.in_quick or not o.quick))]
     unknown = set(o.variants or []) - {v.name for v in allv}
     if unknown:
         log(f"unknown variants: {', '.join(sorted(unknown))} (see --list)")
@@ -110,7 +110,7 @@ def main(argv):
     groups = plan.build(o)
     tls_v = [v for v in avail if v.tls]
     plain_v = [v for v in avail if not v.tls]
-    est = plan.estimate_seconds(groups, len(tls_v), len(plain_v), o)
+    est = plan.estimate_seconds(groups, avail, o)
     log(f"{len(groups)} server configurations, {sum(len(g.cells) for g in groups)} workloads, "
         f"{len(tls_v)} TLS + {len(plain_v)} plain variants; estimated {est / 60:.1f} min")
 
@@ -130,7 +130,7 @@ def main(argv):
 
     for g in groups:
         vs = tls_v if g.tls else plain_v
-        vs = [v for v in vs if any(m in v.modes for m, _ in g.cells)]
+        vs = [v for v in vs if any(variants.serves(v, m, n, g) for m, n in g.cells)]
         if not vs:
             continue
         log(f"== {g.suite.label if g.tls else 'plain HTTP'}: {', '.join(f'{m}/{n}' for m, n in g.cells)}")
@@ -187,13 +187,15 @@ def warm(handles, g, o, work):
     per = max(1.0, o.warmup / len(modes))
     for h in handles:
         for m, n in modes:
-            measure.drive(h, m, min(n, 16384), per, o, work, g.suite)
+            if m in h.variant.modes:
+                n = n if not h.variant.sizes or n in h.variant.sizes else h.variant.sizes[0]
+                measure.drive(h, m, min(n, 16384), per, o, work, g.suite)
 
 
 def run_cell(results, handles, g, mode, size, o, work, probe_bin):
     cells = {}
     for h in handles:
-        if mode not in h.variant.modes:
+        if not variants.serves(h.variant, mode, size, g):
             continue
         cells[h] = {"variant": h.variant.name, "provider": h.variant.provider, "server": h.variant.server,
                     "jvm": h.variant.jdk, "mode": mode, "client": measure.client_for(mode), "size": size,

@@ -21,7 +21,7 @@ def run(ctx, quick, workdir, log):
         shape = ["-f", "1", "-wi", "1", "-w", "2s", "-i", "1", "-r", "2s", "-p", "size=1024", "-p", "buffers=heap",
                  "-p", "key=rsa"]
     else:
-        shape = ["-f", "1", "-wi", "4", "-w", "2s", "-i", "5", "-r", "1s"]
+        shape = ["-f", "1", "-wi", "3", "-w", "2s", "-i", "4", "-r", "1s"]
     cmd = procs.pinned(procs.SERVER_CPU, [ctx.java["17"], "-cp", cp, "org.openjdk.jmh.Main"] + shape +
                        ["-jvmArgs", " ".join(variants.JVM_FLAGS), "-rf", "json", "-rff", out,
                         "WrapUnwrapBench", "HandshakeBench"])

@@ -36,7 +36,7 @@ def reference(cell, cells):
     """The SunJSSE cell a variant is compared with: same server kind and JVM."""
     want = {"BenchmarkSSLSocket": "bss-sunjsse", "BenchmarkSSLSocket (JSS)": "bss-sunjsse"}.get(cell["server"])
     if not want:
-        want = "tomcat-sunjsse-25" if cell.get("jvm") == "25" else "tomcat-sunjsse"
+        want = "tomcat-sunjsse-25" if cell.get("jvm") == "25" else "tomcat-sunjsse"  # same JVM
     return next((c for c in cells if c["variant"] == want), None) or \
         next((c for c in cells if c["variant"] == "tomcat-sunjsse"), None)
 

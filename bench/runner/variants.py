@@ -79,6 +79,8 @@ class Variant:
     jdk = None
     tls = True
     modes = ("keepalive", "newconn", "resumed")
+    in_quick = True  # part of --quick unless named with --variants
+    sizes = None     # body sizes it can serve (None: any)
 
     def __init__(self, name, note=""):
         self.name = name
@@ -112,9 +114,10 @@ class TomcatHandle(Handle):
 class Tomcat(Variant):
     server = "Tomcat NIO"
 
-    def __init__(self, name, impl, provider, jdk="17", direct=False, tls=True, note=""):
+    def __init__(self, name, impl, provider, jdk="17", direct=False, tls=True, note="", in_quick=True):
         super().__init__(name, note)
         self.impl, self.provider, self.jdk, self.direct, self.tls = impl, provider, jdk, direct, tls
+        self.in_quick = in_quick
 
     def available(self, ctx):
         if not ctx.server_cp:
@@ -341,6 +344,7 @@ def _socket_start(self, ctx, suite, argv, extra_jvm, cp, fqcn):
 class BenchmarkSSLSocket(Variant):
     server = "BenchmarkSSLSocket"
     jdk = "17"
+    sizes = (1024,)  # the body size is fixed when the server starts
 
     def __init__(self, name, impl, provider, note=""):
         super().__init__(name, note)
@@ -383,6 +387,7 @@ class Jss(Variant):
     jdk = "17"
     # one response per connection, as in JSS's own benchmark and table
     modes = ("newconn",)
+    sizes = (1024,)
 
     def __init__(self, name, impl, note=""):
         super().__init__(name, note)
@@ -414,17 +419,31 @@ def all_variants():
         Tomcat("tomcat-tlsbridge", "tlsbridge", "TLSBridge", note="TlsBridgeImplementation, heap network buffers"),
         Tomcat("tomcat-tlsbridge-direct", "tlsbridge", "TLSBridge", direct=True,
                note="TlsBridgeImplementation, socket.directSslBuffer=true"),
-        Tomcat("tomcat-tlsbridge-jsse", "tlsbridge-jsse", "TLSBridge",
+        Tomcat("tomcat-tlsbridge-jsse", "tlsbridge-jsse", "TLSBridge", in_quick=False,
                note="Tomcat's JSSEImplementation with TLSBridge as the first provider (heap buffers)"),
         Tomcat("tomcat-openssl-ffm", "openssl-ffm", "OpenSSL (Tomcat FFM)", jdk="25",
                note="Tomcat's own OpenSSL engine over FFM; runs on Temurin 25"),
-        Tomcat("tomcat-sunjsse-25", "jsse", "SunJSSE", jdk="25", note="same-JVM comparison for tomcat-openssl-ffm"),
+        Tomcat("tomcat-sunjsse-25", "jsse", "SunJSSE", jdk="25", in_quick=False, note="same-JVM comparison for tomcat-openssl-ffm"),
+        Tomcat("tomcat-tlsbridge-25", "tlsbridge", "TLSBridge", jdk="25", in_quick=False,
+               note="TlsBridgeImplementation (heap buffers) on Temurin 25: same JVM as tomcat-openssl-ffm"),
         Nginx("nginx-plain", tls=False, note="floor for the nginx TLS tax"),
         Nginx("nginx"),
         BenchmarkSSLSocket("bss-tlsbridge", "TLSBridge.SSLSocket", "TLSBridge"),
         BenchmarkSSLSocket("bss-sunjsse", "SunJSSE.SSLSocket", "SunJSSE"),
         Jss("jss-legacy", "JSS.legacy", note="JSS's NSS-based org.mozilla.jss.ssl.SSLSocket, as in its own table"),
     ]
+
+
+# The variants measured on the secondary suites of the full run (every
+# variant runs the primary suite, TLS 1.3 AES-128-GCM with RSA-2048).
+CORE = {"tomcat-sunjsse", "tomcat-tlsbridge", "tomcat-tlsbridge-direct", "tomcat-openssl-ffm", "nginx",
+        "bss-tlsbridge", "bss-sunjsse", "jss-legacy", "tomcat-plain", "nginx-plain"}
+
+
+def serves(v, mode, size, group):
+    if mode not in v.modes or (v.sizes and size not in v.sizes):
+        return False
+    return group.all_variants or v.name in CORE
 
 
 # The plain-HTTP floor of each TLS variant (same server, no TLS).
