@@ -57,7 +57,8 @@ def wrk(workdir, url, seconds, connections, close=False, timeout_s=10):
                       raw=(run.out + run.err)[-2000:], cmd=cmd)
     d = json.loads(line)
     errors = {k: d[k] for k in ("connect", "read", "write", "status", "timeout") if d[k]}
-    return Result(d["requests"], d["duration_us"] / 1e6, errors, d["p50_us"] / 1000.0, d["p99_us"] / 1000.0,
+    # non-2xx answers are errors, not served requests
+    return Result(d["requests"] - d["status"], d["duration_us"] / 1e6, errors, d["p50_us"] / 1000.0, d["p99_us"] / 1000.0,
                   run.cpu, raw=d, cmd=cmd)
 
 

@@ -213,6 +213,12 @@ class NginxHandle(Handle):
     def snapshot(self):
         return len(self._lines())
 
+    def stop(self):
+        super().stop()
+        import shutil
+        shutil.copy(os.path.join(self.tmpdir, "nginx.conf"), self.proc.log_path[:-4] + ".conf")
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
+
     def verification(self, before, suite):
         if not self.tls:
             return verify.judge({"plain -": 1}, suite, "plain")
@@ -245,8 +251,13 @@ class Nginx(Variant):
         return True, ""
 
     def start(self, ctx, suite, sizes=(1024,)):
-        d = os.path.join(ctx.workdir, "nginx", f"{self.name}-{suite.key}")
+        # nginx's workers run as www-data: its files live in a 0755
+        # directory of their own, not under a results dir that may be 0700
+        import tempfile
+        d = tempfile.mkdtemp(prefix=f"tb-nginx-{self.name}-{suite.key}-")
+        os.chmod(d, 0o755)
         os.makedirs(os.path.join(d, "www"), exist_ok=True)
+        os.chmod(os.path.join(d, "www"), 0o755)
         for n in sizes:
             with open(os.path.join(d, "www", str(n)), "wb") as f:
                 f.write(b"a" * n)
@@ -273,7 +284,9 @@ class Nginx(Variant):
             raise StartError("nginx did not listen: " + out[-1500:])
         import time
         time.sleep(0.3)  # let the master fork its worker before we list the tree
-        return NginxHandle(self, p, port, self.tls, cmd, os.path.join(d, "negotiated.log"))
+        h = NginxHandle(self, p, port, self.tls, cmd, os.path.join(d, "negotiated.log"))
+        h.tmpdir = d
+        return h
 
 
 # ------------------------------------------------- socket servers (BSS, JSS)
