@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""tlsbridge benchmark runner (started by scripts/bench, which installs and
+builds first). Starts every server variant on 127.0.0.1 pinned to CPU 1,
+drives it from CPU 0, and writes bench/results/<timestamp>/{results.json,
+report.md, *.png}."""
+
+import argparse
+import datetime
+import glob
+import json
+import os
+import shutil
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import envinfo  # noqa: E402
+import jmh  # noqa: E402
+import measure  # noqa: E402
+import pki  # noqa: E402
+import plan  # noqa: E402
+import probe  # noqa: E402
+import report  # noqa: E402
+import suites  # noqa: E402
+import variants  # noqa: E402
+import verify  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def log(msg):
+    print(f"\033[1m[bench]\033[0m {msg}", file=sys.stderr, flush=True)
+
+
+def parse(argv):
+    ap = argparse.ArgumentParser(prog="scripts/bench", description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="CI/smoke: one size, one suite per protocol, short runs")
+    ap.add_argument("--variants", type=lambda s: s.split(","), help="comma list (default: all); see --list")
+    ap.add_argument("--suites", type=lambda s: s.split(","), help="comma list of suite keys; see --list")
+    ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], help="keep-alive body sizes in bytes")
+    ap.add_argument("--modes", type=lambda s: s.split(","), help="keepalive,newconn,resumed")
+    ap.add_argument("--duration", type=float, help="seconds per timed run")
+    ap.add_argument("--reps", type=int, help="interleaved repetitions per cell (>= 3 for real figures)")
+    ap.add_argument("--warmup", type=float, help="seconds of warm-up per server start")
+    ap.add_argument("--preroll", type=float, help="untimed seconds before a cell's first repetition")
+    ap.add_argument("--connections", type=int, default=50, help="wrk connections")
+    ap.add_argument("--concurrency", type=int, default=100, help="siege users (JSS's table used 100)")
+    ap.add_argument("--newconn-size", type=int, default=1024, help="body size of new-connection/resumed cells")
+    ap.add_argument("--jmh", choices=["on", "off"], default="on")
+    ap.add_argument("--probe", choices=["off", "primary", "all"], default="primary",
+                    help="extra pass with tlsbridge-probe attached (when it exists)")
+    ap.add_argument("--out", help="results directory (default bench/results/<timestamp>)")
+    ap.add_argument("--list", action="store_true", help="list variants and suites, then exit")
+    o = ap.parse_args(argv)
+    q = o.quick
+    o.duration = o.duration or (2.0 if q else 4.0)
+    o.reps = o.reps or (1 if q else 3)
+    o.warmup = o.warmup if o.warmup is not None else (4.0 if q else 4.0)
+    o.preroll = o.preroll if o.preroll is not None else (0.5 if q else 1.0)
+    return o
+
+
+def _terminate(signum, frame):
+    # timeouts and Ctrl-C must still stop every server we started
+    raise SystemExit(128 + signum)
+
+
+def main(argv):
+    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)
+    o = parse(argv)
+    allv = variants.all_variants()
+    if o.list:
+        for v in allv:
+            print(f"{v.name:26} {v.server:28} {v.provider:24} {v.note}")
+        print()
+        for s in suites.SUITES:
+            print(f"{s.key:16} {s.label}")
+        return 0
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = os.path.abspath(o.out or os.path.join(ROOT, "bench", "results", stamp))
+    work = os.path.join(out, "work")
+    os.makedirs(os.path.join(work, "logs"), exist_ok=True)
+    started = time.time()
+
+    jar = sorted(glob.glob(os.path.expanduser("~/.m2/repository/org/tlsbridge/tlsbridge/*/tlsbridge-*.jar")))
+    jar = [j for j in jar if not j.endswith(("-sources.jar", "-javadoc.jar"))]
+    java17 = os.environ.get("TB_JAVA17") or shutil.which("java")
+    java25 = os.environ.get("TB_JAVA25") or (
+        "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java" if os.path.exists("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java") else None)
+    ctx = variants.Ctx(ROOT, work, pki.make(os.path.join(work, "pki")), java17, java25, jar[-1] if jar else None)
+
+    chosen = [v for v in allv if (v.name in o.variants if o.variants else (v.in_quick or not o.quick))]
+    unknown = set(o.variants or []) - {v.name for v in allv}
+    if unknown:
+        log(f"unknown variants: {', '.join(sorted(unknown))} (see --list)")
+        return 2
+    avail, notavail = [], {}
+    for v in chosen:
+        ok, why = v.available(ctx)
+        (avail.append(v) if ok else notavail.__setitem__(v.name, why))
+    for name, why in notavail.items():
+        log(f"NOT AVAILABLE in this build: {name}: {why}")
+    probe_bin, probe_why = probe.find(ROOT)
+    if o.probe != "off" and not probe_bin:
+        log(f"NOT AVAILABLE in this build: probe pass: {probe_why}")
+
+    groups = plan.build(o)
+    tls_v = [v for v in avail if v.tls]
+    plain_v = [v for v in avail if not v.tls]
+    est = plan.estimate_seconds(groups, avail, o)
+    log(f"{len(groups)} server configurations, {sum(len(g.cells) for g in groups)} workloads, "
+        f"{len(tls_v)} TLS + {len(plain_v)} plain variants; estimated {est / 60:.1f} min")
+
+    results = {"meta": {"started": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
+                        "mode": "quick" if o.quick else "full", "argv": argv,
+                        "options": {k: v for k, v in vars(o).items() if k != "list"},
+                        "jvm_flags": variants.JVM_FLAGS, "jdk25_extra_flags": variants.JDK25_EXTRA,
+                        "pinning": {"server_cpu": variants.procs.SERVER_CPU, "client_cpu": variants.procs.CLIENT_CPU},
+                        "results_dir": out},
+               "variants": {v.name: dict(v.describe(), available=v.name not in notavail,
+                                         reason=notavail.get(v.name, "")) for v in chosen},
+               "cells": [], "not_available": [{"what": k, "why": w} for k, w in notavail.items()],
+               "commands": {"servers": {}, "clients": {}}}
+    if o.probe != "off" and not probe_bin:
+        results["not_available"].append({"what": "probe pass", "why": probe_why})
+    tomcat_version = None
+
+    for g in groups:
+        vs = tls_v if g.tls else plain_v
+        vs = [v for v in vs if any(variants.serves(v, m, n, g) for m, n in g.cells)]
+        if not vs:
+            continue
+        log(f"== {g.suite.label if g.tls else 'plain HTTP'}: {', '.join(f'{m}/{n}' for m, n in g.cells)}")
+        handles = []
+        for v in vs:
+            try:
+                if isinstance(v, variants.Nginx):
+                    h = v.start(ctx, g.suite, sizes=sorted({n for _, n in g.cells}))
+                else:
+                    h = v.start(ctx, g.suite)
+            except variants.StartError as e:
+                msg = str(e).strip().splitlines()
+                reason = next((ln for ln in msg if "UNAVAILABLE" in ln), msg[-1] if msg else "failed to start")
+                log(f"  {v.name}: could not start for {g.suite.key}: {reason}")
+                results["not_available"].append({"what": f"{v.name} ({g.suite.key})", "why": reason})
+                continue
+            if v.server.startswith("Tomcat") and tomcat_version is None:
+                line = next((ln for ln in h.proc.output().splitlines() if ln.startswith("BENCH-INFO")), "")
+                tomcat_version = line.split("tomcat=")[-1] if "tomcat=" in line else None
+            results["commands"]["servers"][f"{v.name} {g.suite.key}"] = h.cmd
+            h.keepalive = True
+            if g.tls and isinstance(h, variants.SocketHandle):
+                h.keepalive = verify.supports_keepalive(h.port)
+            handles.append(h)
+            log(f"  {v.name} listening on {h.port} (pid {h.proc.pid})")
+        try:
+            warm(handles, g, o, work)
+            for mode, size in g.cells:
+                run_cell(results, handles, g, mode, size, o, work, probe_bin)
+        finally:
+            for h in handles:
+                h.stop()
+        write(results, out, ctx, tomcat_version, started, o)
+
+    if o.jmh == "on":
+        log("JMH microbenchmarks")
+        results["jmh"] = jmh.run(ctx, o.quick, work, log)
+        if results["jmh"].get("ok") is False:
+            log("JMH failed: " + results["jmh"].get("reason", ""))
+    write(results, out, ctx, tomcat_version, started, o, final=True)
+    report.print_table(results)
+    log(f"results: {out}/results.json, report.md, {len(glob.glob(os.path.join(out, '*.png')))} PNG")
+    return 0
+
+
+def warm(handles, g, o, work):
+    """Untimed load after a start so the JIT has compiled the hot paths."""
+    if o.warmup <= 0:
+        return
+    modes = []
+    for m, n in g.cells:
+        if m not in [x for x, _ in modes]:
+            modes.append((m, n))
+    per = max(1.0, o.warmup / len(modes))
+    for h in handles:
+        for m, n in modes:
+            if m in h.variant.modes:
+                n = n if not h.variant.sizes or n in h.variant.sizes else h.variant.sizes[0]
+                measure.drive(h, m, min(n, 16384), per, o, work, g.suite)
+
+
+def run_cell(results, handles, g, mode, size, o, work, probe_bin):
+    cells = {}
+    for h in handles:
+        if not variants.serves(h.variant, mode, size, g):
+            continue
+        cells[h] = {"variant": h.variant.name, "provider": h.variant.provider, "server": h.variant.server,
+                    "jvm": h.variant.jdk, "mode": mode, "client": measure.client_for(mode), "size": size,
+                    "suite_key": g.suite.key, "cert": g.suite.cert,
+                    "expected": {"protocol": g.suite.protocol, "suite": g.suite.iana},
+                    "reps": [], "notes": []}
+        if mode == "keepalive" and not getattr(h, "keepalive", True):
+            cells[h]["notes"].append("the server closes after each response (JSS semantics): wrk reconnected "
+                                     "for every request, so this is not a keep-alive figure")
+    for rep in range(o.reps):
+        order = list(cells)
+        k = rep % len(order) if order else 0
+        for h in order[k:] + order[:k]:
+            if not h.proc.alive():
+                continue
+            if rep == 0 and o.preroll > 0:
+                measure.drive(h, mode, size, o.preroll, o, work, g.suite)
+            r, cmd = measure.one(h, mode, size, o.duration, o, work, g.suite)
+            r["rep"] = rep + 1
+            cells[h]["reps"].append(r)
+            results["commands"]["clients"][f"{mode} {g.suite.key}"] = cmd
+            log(f"  {mode:9} {size:>8} {h.variant.name:24} rep {rep + 1}: {r['req_per_s']:>9.1f} req/s "
+                f"{(r['cpu_ms_per_req'] or 0):.4f} ms/req srv {r['server_util']:.2f} cli {r['client_util'] or 0:.2f} "
+                f"others {r['others_on_server_cpu'] or 0:.2f} err {r['errors']} {'ok' if r['verified'].get('ok') else 'UNVERIFIED ' + str(r['verified'].get('seen'))}")
+    if probe_bin and (o.probe == "all" or (o.probe == "primary" and g.suite.key in (plan.PRIMARY, "plain")
+                                           and size == min(n for m, n in g.cells if m == mode))):
+        for h in cells:
+            if not h.proc.alive():
+                continue
+            is_tb = h.variant.provider == "TLSBridge"
+            a = probe.Attached(probe_bin, h.proc.pid, o.duration, is_tb, os.path.join(work, "logs", "probe.log"))
+            r, _ = measure.one(h, mode, size, o.duration, o, work, g.suite)
+            s = a.finish()
+            cells[h]["probe"] = {"command": a.cmd, "rep": r, "summary": probe.split(s, r["requests"]),
+                                 "ok": s is not None}
+    for h, c in cells.items():
+        if not c["reps"]:
+            continue
+        c.update(measure.summarize(c["reps"]))
+        ok, proto, suite, sources, seen = measure.verified_summary(c["reps"], g.suite)
+        c.update({"protocol": proto, "suite": suite, "verified": ok, "verified_by": sources,
+                  "negotiated_seen": seen, "bottleneck": measure.bottleneck(c["reps"])})
+        busy = measure.contended(c["reps"])
+        c["contention"] = round(busy, 3)
+        if busy > 0.1:
+            c["notes"].append(f"contended: other processes used {busy:.0%} of the server CPU during the timed "
+                              f"windows (median); not a clean figure")
+        if c["bottleneck"] == "client":
+            c["notes"].append(f"client-bound: {c['client']} used its whole CPU while the server did not")
+        results["cells"].append(c)
+
+
+def write(results, out, ctx, tomcat_version, started, o, final=False):
+    results["meta"]["versions"] = envinfo.collect(ctx, tomcat_version) if final or "versions" not in results["meta"] \
+        else results["meta"]["versions"]
+    results["meta"]["elapsed_s"] = round(time.time() - started, 1)
+    results["targets"] = report.targets(results)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(results, f, indent=1, default=str)
+    if final:
+        report.write(results, out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,54 @@
+"""Versions of everything a figure depends on, for the report."""
+
+import os
+import platform
+import re
+import subprocess
+
+
+def _out(cmd):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+        return (p.stdout + p.stderr).strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def _first(cmd, pat=None):
+    s = _out(cmd)
+    if not s:
+        return None
+    if pat:
+        m = re.search(pat, s)
+        return m.group(1) if m else s.splitlines()[0]
+    return s.splitlines()[0]
+
+
+def collect(ctx, tomcat_version):
+    cpu = None
+    try:
+        for ln in open("/proc/cpuinfo"):
+            if ln.startswith("model name"):
+                cpu = ln.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    dpkg = lambda p: _first(["dpkg-query", "-W", "-f=${Version}", p])  # noqa: E731
+    git = _first(["git", "-C", ctx.root, "rev-parse", "--short", "HEAD"])
+    return {
+        "jdk17": _first([ctx.java["17"], "-version"], r'version "([^"]+)"') if ctx.java.get("17") else None,
+        "jdk25": _first([ctx.java["25"], "-version"], r'version "([^"]+)"') if ctx.java.get("25") else None,
+        "openssl": _first(["openssl", "version"]),
+        "tomcat": tomcat_version,
+        "nginx": _first(["/usr/sbin/nginx", "-v"], r"nginx/(\S+)"),
+        "siege": _first(["siege", "--version"], r"SIEGE (\S+)"),
+        "wrk": _first(["wrk", "-v"], r"wrk (\S+)"),
+        "jss": dpkg("libjss-java"),
+        "nss": dpkg("libnss3"),
+        "jmh": "1.37",
+        "kernel": platform.release(),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "tlsbridge_git": git,
+        "tlsbridge_jar": ctx.tlsbridge_jar,
+    }

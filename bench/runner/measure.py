@@ -1,0 +1,114 @@
+"""One measurement: drive a running server with the cell's client for the
+timed window, sample the server's CPU before and after, verify what it
+negotiated."""
+
+import statistics
+import time
+
+import loadgen
+import procs
+import suites as S
+
+
+def client_for(mode):
+    return {"keepalive": "wrk", "resumed": "wrk (Connection: close)", "newconn": "siege"}[mode]
+
+
+def drive(handle, mode, size, seconds, opts, workdir, suite):
+    url = f"{handle.url_base}/{size}"
+    if mode == "keepalive":
+        return loadgen.wrk(workdir, url, seconds, opts.connections)
+    if mode == "resumed":
+        return loadgen.wrk(workdir, url, seconds, opts.connections, close=True)
+    ciphers = suite.openssl if suite.protocol == "TLSv1.2" else None
+    return loadgen.siege(workdir, url, seconds, opts.concurrency, ciphers)
+
+
+def one(handle, mode, size, seconds, opts, workdir, suite):
+    before = handle.snapshot()
+    cpu0 = handle.cpu()
+    busy0, steal0 = procs.cpu_busy(procs.SERVER_CPU)
+    t0 = time.monotonic()
+    r = drive(handle, mode, size, seconds, opts, workdir, suite)
+    wall = time.monotonic() - t0
+    cpu = handle.cpu() - cpu0
+    busy1, steal1 = procs.cpu_busy(procs.SERVER_CPU)
+    # time on the server's CPU used by anything else (other engineers'
+    # builds, the hypervisor): a contended cell is flagged, not trusted
+    others = max(0.0, (busy1 - busy0) - cpu)
+    alive = handle.proc.alive()
+    v = handle.verification(before, suite) if alive else {"ok": False, "error": "server died"}
+    n = r.requests
+    rep = {
+        "requests": n,
+        "seconds": round(r.wall, 3),
+        "req_per_s": round(n / r.wall, 1) if r.wall else 0.0,
+        "mb_per_s": round(n * size / r.wall / 1e6, 3) if r.wall else 0.0,
+        "server_cpu_s": round(cpu, 3),
+        "cpu_ms_per_req": round(cpu * 1000.0 / n, 4) if n else None,
+        "cpu_ms_per_mb": round(cpu * 1000.0 / (n * size / 1e6), 3) if n else None,
+        "server_util": round(cpu / wall, 3) if wall else None,
+        "client_cpu_s": round(r.client_cpu, 3),
+        "others_on_server_cpu": round(others / wall, 3) if wall else None,
+        "steal": round((steal1 - steal0) / wall, 3) if wall else None,
+        "client_util": round(r.client_cpu / r.wall, 3) if r.wall else None,
+        "errors": sum(r.errors.values()),
+        "error_kinds": r.errors,
+        "p50_ms": r.p50_ms,
+        "p99_ms": r.p99_ms,
+        "verified": v,
+    }
+    if hasattr(r, "mean_ms"):
+        rep["mean_ms"] = round(r.mean_ms, 3)
+    if not alive:
+        rep["server_died"] = True
+    if r.raw and isinstance(r.raw, str):
+        rep["client_output"] = r.raw
+    return rep, r.cmd
+
+
+STATS = ("req_per_s", "mb_per_s", "cpu_ms_per_req", "cpu_ms_per_mb", "p50_ms", "p99_ms", "server_util",
+         "client_util", "errors")
+
+
+def summarize(reps):
+    out = {"median": {}, "min": {}, "max": {}}
+    for k in STATS:
+        vals = [r[k] for r in reps if r.get(k) is not None]
+        if vals:
+            out["median"][k] = round(statistics.median(vals), 4)
+            out["min"][k] = min(vals)
+            out["max"][k] = max(vals)
+    return out
+
+
+def bottleneck(reps):
+    """Who limited the cell: the client (its one CPU saturated while the
+    server's was not) or the server."""
+    cu = statistics.median([r["client_util"] or 0 for r in reps]) if reps else 0
+    su = statistics.median([r["server_util"] or 0 for r in reps]) if reps else 0
+    if cu >= 0.9 and su < 0.85:
+        return "client"
+    if su >= 0.85:
+        return "server"
+    return "neither saturated"
+
+
+def contended(reps):
+    v = [max(r.get("others_on_server_cpu") or 0, 0) + (r.get("steal") or 0) for r in reps]
+    return statistics.median(v) if v else 0.0
+
+
+def verified_summary(reps, suite):
+    vs = [r["verified"] for r in reps]
+    ok = all(v.get("ok") for v in vs) and bool(vs)
+    seen = {}
+    for v in vs:
+        for k, n in (v.get("seen") or {}).items():
+            seen[k] = seen.get(k, 0) + n
+    top = max(seen, key=seen.get) if seen else " "
+    proto, _, name = top.partition(" ")
+    return ok, (proto or None), (name or None), sorted({v.get("source", "?") for v in vs}), seen
+
+
+__all__ = ["one", "summarize", "bottleneck", "client_for", "verified_summary", "S", "procs"]

@@ -1,0 +1,225 @@
+"""report.md and the terminal table from results.json's contents."""
+
+import os
+import re
+
+import charts
+import suites
+import targets as T
+
+SIZES = {1024: "1 KiB", 16384: "16 KiB", 65536: "64 KiB", 1048576: "1 MiB"}
+MODES = {"keepalive": "keep-alive (wrk)", "newconn": "new connection per request (siege)",
+         "resumed": "resumed connection per request (wrk, Connection: close)"}
+
+
+def targets(results):
+    return T.evaluate(results)
+
+
+def size_label(n):
+    return SIZES.get(n, f"{n} B")
+
+
+def workloads(results):
+    """Cells grouped per workload (mode, size, suite), in run order."""
+    order, groups = [], {}
+    for c in results["cells"]:
+        k = (c["mode"], c["size"], c["suite_key"])
+        if k not in groups:
+            order.append(k)
+            groups[k] = []
+        groups[k].append(c)
+    return [(k, groups[k]) for k in order]
+
+
+def reference(cell, cells):
+    """The SunJSSE cell a variant is compared with: same server kind and JVM."""
+    want = {"BenchmarkSSLSocket": "bss-sunjsse", "BenchmarkSSLSocket (JSS)": "bss-sunjsse"}.get(cell["server"])
+    if not want:
+        want = "tomcat-sunjsse-25" if cell.get("jvm") == "25" else "tomcat-sunjsse"  # same JVM
+    return next((c for c in cells if c["variant"] == want), None) or \
+        next((c for c in cells if c["variant"] == "tomcat-sunjsse"), None)
+
+
+def plain_cell(results, cell):
+    floor = {"Tomcat NIO": "tomcat-plain", "nginx": "nginx-plain"}.get(cell["server"])
+    if not floor:
+        return None
+    return next((c for c in results["cells"] if c["variant"] == floor and c["mode"] == cell["mode"]
+                 and c["size"] == cell["size"]), None)
+
+
+def fmt(x, nd=3):
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        return f"{x:.{nd}f}"
+    return str(x)
+
+
+def rng(c, k, nd=3):
+    m, lo, hi = c.get("median", {}).get(k), c.get("min", {}).get(k), c.get("max", {}).get(k)
+    if m is None:
+        return "–"
+    if lo is None or hi is None or len(c["reps"]) < 2:
+        return fmt(m, nd)
+    return f"{fmt(m, nd)} [{fmt(lo, nd)}–{fmt(hi, nd)}]"
+
+
+def write(results, out):
+    md = []
+    meta = results["meta"]
+    v = meta.get("versions", {})
+    quick = meta["mode"] == "quick"
+    md.append(f"# tlsbridge benchmark report ({meta['mode']} run, {meta['started']})\n")
+    if quick:
+        md.append("> **Quick mode**: one repetition, short runs. A smoke check of the whole pipeline, "
+                  "not figures to quote.\n")
+    md.append(f"Server pinned to CPU {meta['pinning']['server_cpu']}, load generator to CPU "
+              f"{meta['pinning']['client_cpu']} (taskset). Repetitions per cell: {meta['options']['reps']}, "
+              f"interleaved (variant A rep 1, B rep 1, …, A rep 2, …); {meta['options']['duration']} s timed "
+              f"per repetition. Server CPU = utime+stime of the server process tree from /proc/PID/stat "
+              f"around the timed window (10 ms ticks). Elapsed: {meta.get('elapsed_s', 0) / 60:.1f} min.\n")
+
+    na = results.get("not_available") or []
+    if na:
+        md.append("## NOT AVAILABLE in this build\n")
+        for x in na:
+            md.append(f"- **{x['what']}**: {x['why']}")
+        md.append("")
+
+    md.append("## Targets\n")
+    md.append("| status | target | detail |\n|---|---|---|")
+    for t in results.get("targets", []):
+        md.append(f"| **{t['status']}** | {t['target']} | {t['detail']} |")
+    md.append("")
+    misses = [t for t in results.get("targets", []) if t["status"] == "MISS"]
+    if misses:
+        md.append("A MISS is reported as measured; the profile section says where the time goes.\n")
+
+    md.append("## Versions\n")
+    md.append("| component | version |\n|---|---|")
+    for k in ("jdk17", "jdk25", "openssl", "tomcat", "nginx", "siege", "wrk", "jss", "nss", "jmh", "kernel", "cpu",
+              "cpus", "tlsbridge_git", "tlsbridge_jar"):
+        md.append(f"| {k} | {v.get(k, '–')} |")
+    md.append(f"| JVM flags (every Java server) | `{' '.join(meta['jvm_flags'])}` "
+              f"(+ `{' '.join(meta['jdk25_extra_flags'])}` on JDK 25) |")
+    md.append("")
+
+    md.append("## Variants\n")
+    md.append("| variant | server | provider | JVM | available | note |\n|---|---|---|---|---|---|")
+    for name, d in results["variants"].items():
+        md.append(f"| {name} | {d['server']} | {d['provider']} | {d.get('jvm') or '–'} | "
+                  f"{'yes' if d['available'] else '**no**: ' + d['reason']} | {d.get('note', '')} |")
+    md.append("")
+
+    for (mode, size, skey), cells in workloads(results):
+        s = suites.BY_KEY.get(skey, suites.PLAIN)
+        title = f"{MODES[mode]}, {size_label(size)}, " + (s.label if skey != "plain" else "plain HTTP")
+        md.append(f"## {title}\n")
+        md.append("| variant | provider | JVM | negotiated (verified by) | req/s | MB/s | CPU ms/req | "
+                  "CPU vs SunJSSE | req/s vs SunJSSE | TLS tax ms/req | CPU ms/MB | p50 ms | p99 ms | errors | "
+                  "limited by | notes |")
+        md.append("|" + "---|" * 16)
+        rows = []
+        for c in cells:
+            ref = reference(c, cells)
+            cpu = c.get("median", {}).get("cpu_ms_per_req")
+            rc = ref.get("median", {}).get("cpu_ms_per_req") if ref else None
+            rr = ref.get("median", {}).get("req_per_s") if ref else None
+            rps = c.get("median", {}).get("req_per_s")
+            pc = plain_cell(results, c)
+            tax = None
+            if pc and cpu is not None and skey != "plain" and pc.get("median", {}).get("cpu_ms_per_req") is not None:
+                tax = cpu - pc["median"]["cpu_ms_per_req"]
+            neg = f"{c.get('protocol')} {c.get('suite')}" if c.get("protocol") else "–"
+            neg = (neg if c.get("verified") else f"**UNVERIFIED** ({neg}; seen {c.get('negotiated_seen')})") + \
+                f" ({'; '.join(c.get('verified_by', []))})"
+            md.append(" | ".join(["", c["variant"], c["provider"], c.get("jvm") or "–", neg, rng(c, "req_per_s", 1),
+                                  rng(c, "mb_per_s", 2), rng(c, "cpu_ms_per_req", 4),
+                                  f"{cpu / rc:.2f}x" if cpu and rc else "–",
+                                  f"{rps / rr:.2f}x" if rps and rr else "–", fmt(tax, 4),
+                                  rng(c, "cpu_ms_per_mb", 2), fmt(c.get("median", {}).get("p50_ms")),
+                                  fmt(c.get("median", {}).get("p99_ms")),
+                                  str(sum(r["errors"] for r in c["reps"])), c.get("bottleneck", "–"),
+                                  "; ".join(c.get("notes", []))]) + " |")
+            if cpu is not None:
+                rows.append((c["variant"], cpu, c["min"].get("cpu_ms_per_req", cpu), c["max"].get("cpu_ms_per_req", cpu),
+                             rps or 0))
+        png = f"{mode}-{size}-{skey}.png"
+        if charts.workload_chart(os.path.join(out, png), title, rows):
+            md.append(f"\n![{title}]({png})\n")
+        md.append("")
+
+    j = results.get("jmh")
+    if j:
+        md.append("## JMH microbenchmarks (in-memory engine pair, pinned to the server CPU)\n")
+        if not j.get("ok"):
+            md.append(f"**Not measured**: {j.get('reason')}\n")
+        else:
+            md.append("| benchmark | params | ops/s | ± | TLSBridge / SunJSSE |\n|---|---|---|---|---|")
+            for row in j["results"]:
+                p = dict(row["params"])
+                prov = p.pop("provider", "")
+                ratio = ""
+                if prov == "TLSBridge":
+                    import jmh
+                    r, _, _ = jmh.ratio(j, row["benchmark"].split(".")[-1], p)
+                    ratio = f"{r:.2f}x" if r else ""
+                md.append(f"| {row['benchmark']} | {prov} {' '.join(f'{k}={v}' for k, v in sorted(p.items()))} | "
+                          f"{row['score']:,.0f} | {fmt(row.get('error'), 0)} | {ratio} |")
+            md.append(f"\nCommand: `{' '.join(j['command'])}`\n")
+
+    probes = [c for c in results["cells"] if c.get("probe")]
+    md.append("## Probe pass (tlsbridge-probe attached)\n")
+    if not probes:
+        why = next((x["why"] for x in na if x["what"] == "probe pass"), "no probe pass in this run")
+        md.append(f"Not run: {why}\n")
+    else:
+        md.append("| workload | variant | on-CPU ms/req (probe) | CPU ms/req (/proc, same pass) | probe's own ms/req | "
+                  "handshakes | syscalls/req | negotiated (probe) |\n|---|---|---|---|---|---|---|---|")
+        for c in probes:
+            pr = c["probe"]
+            s = pr.get("summary") or {}
+            per = s.get("per_request", {})
+            md.append(f"| {c['mode']} {size_label(c['size'])} {c['suite_key']} | {c['variant']} | "
+                      f"{fmt(per.get('on_cpu_ms_per_req'), 4)} | {fmt(pr['rep'].get('cpu_ms_per_req'), 4)} | "
+                      f"{fmt(per.get('probe_cpu_ms_per_req'), 4)} | {s.get('handshakes', '–')} | "
+                      f"{fmt(per.get('syscalls_per_req'), 2)} | {s.get('suites') or '–'} |")
+        md.append("")
+
+    md.append("## Exact commands\n")
+    md.append("Servers (one per variant and suite configuration):\n")
+    md.append("```")
+    for k, cmd in results["commands"]["servers"].items():
+        md.append(f"# {k}\n{' '.join(cmd)}")
+    md.append("```\n\nLoad generators (the last command of each mode and suite; the lua and rc files are "
+              "written by bench/runner/loadgen.py):\n\n```")
+    for k, cmd in results["commands"]["clients"].items():
+        md.append(f"# {k}\n{' '.join(cmd)}")
+    md.append("```\n")
+    md.append("Runner: `scripts/bench " + " ".join(meta.get("argv", [])) + "`\n")
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
+def print_table(results):
+    print()
+    print(f"{'workload':40} {'variant':24} {'req/s':>10} {'CPU ms/req':>11} {'vs SunJSSE':>10}  negotiated")
+    for (mode, size, skey), cells in workloads(results):
+        for c in cells:
+            ref = reference(c, cells)
+            cpu = c.get("median", {}).get("cpu_ms_per_req")
+            rc = ref.get("median", {}).get("cpu_ms_per_req") if ref else None
+            neg = f"{c.get('protocol')} {c.get('suite')}" if c.get("verified") else "UNVERIFIED"
+            print(f"{mode + ' ' + size_label(size) + ' ' + skey:40} {c['variant']:24} "
+                  f"{c.get('median', {}).get('req_per_s', 0):>10.1f} {fmt(cpu, 4):>11} "
+                  f"{(f'{cpu / rc:.2f}x' if cpu and rc else '–'):>10}  {neg}")
+    print()
+    for t in results.get("targets", []):
+        detail = re.sub(r"\s+", " ", t["detail"])
+        print(f"{t['status']:10} {t['target']}")
+        print(f"{'':10} {detail}")
+    print()

@@ -1,0 +1,463 @@
+"""Server variants. Each knows whether it can run in this build (and says
+why not), how to start on 127.0.0.1 pinned to the server CPU for a given
+suite, and how to tell what it negotiated."""
+
+import glob
+import os
+import re
+import subprocess
+
+import procs
+import verify
+
+# The same flags for every Java server (JDK 25 adds only what it needs to
+# allow native access without warnings).
+JVM_FLAGS = ["-Xms512m", "-Xmx512m", "-XX:+UseParallelGC", "-Xss1m", "-Djava.net.preferIPv4Stack=true"]
+JDK25_EXTRA = ["--enable-native-access=ALL-UNNAMED"]
+
+
+class Ctx:
+    """Paths and tools shared by every variant in a run."""
+
+    def __init__(self, root, workdir, pki_dir, java17, java25, tlsbridge_jar):
+        self.root = root
+        self.workdir = workdir
+        self.pki = pki_dir
+        self.java = {"17": java17, "25": java25}
+        self.tlsbridge_jar = tlsbridge_jar
+        self.server_cp = None
+        self.ffm_jar = None
+        st = os.path.join(root, "bench", "server", "target")
+        if os.path.exists(os.path.join(st, "classpath.txt")):
+            self.server_cp = os.path.join(st, "classes") + ":" + open(os.path.join(st, "classpath.txt")).read().strip()
+        ffm = glob.glob(os.path.join(st, "ffm", "*", "lib", "tomcat-coyote-ffm.jar"))
+        self.ffm_jar = ffm[0] if ffm else None
+        self._bss = None
+        self._jss = None
+
+    def java_cmd(self, jdk):
+        j = self.java.get(jdk)
+        return [j] + JVM_FLAGS + (JDK25_EXTRA if jdk == "25" else [])
+
+    def log(self, name):
+        d = os.path.join(self.workdir, "logs")
+        os.makedirs(d, exist_ok=True)
+        return os.path.join(d, name + ".log")
+
+
+class Handle:
+    """A running server."""
+
+    def __init__(self, variant, proc, port, tls, cmd):
+        self.variant = variant
+        self.proc = proc
+        self.port = port
+        self.tls = tls
+        self.cmd = cmd
+        self.pids = procs.tree(proc.pid)
+
+    @property
+    def url_base(self):
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
+
+    def cpu(self):
+        return procs.cpu_seconds(self.pids)
+
+    def snapshot(self):
+        return None
+
+    def verification(self, before, suite):
+        return verify.client_check(self.port, suite) if self.tls else verify.judge({"plain -": 1}, suite, "plain")
+
+    def stop(self):
+        self.proc.stop()
+
+
+class Variant:
+    server = "?"
+    provider = "?"
+    jdk = None
+    tls = True
+    modes = ("keepalive", "newconn", "resumed")
+    in_quick = True  # part of --quick unless named with --variants
+    sizes = None     # body sizes it can serve (None: any)
+
+    def __init__(self, name, note=""):
+        self.name = name
+        self.note = note
+
+    def available(self, ctx):
+        return True, ""
+
+    def describe(self):
+        return {"server": self.server, "provider": self.provider, "jvm": self.jdk, "tls": self.tls,
+                "note": self.note}
+
+
+# ---------------------------------------------------------------- Tomcat
+class TomcatHandle(Handle):
+    def snapshot(self):
+        try:
+            return verify.fetch_https_json(self.port, "/_stats", tls=self.tls)["negotiated"]
+        except (OSError, ValueError, KeyError) as e:
+            return {"error": str(e)}
+
+    def verification(self, before, suite):
+        after = self.snapshot()
+        if "error" in (before or {}) or "error" in after:
+            v = verify.judge({}, suite, "server (Tomcat /_stats)")
+            v["error"] = (before or {}).get("error") or after.get("error")
+            return v
+        return verify.judge(verify.diff_counts(before or {}, after), suite, "server (Tomcat /_stats)")
+
+
+class Tomcat(Variant):
+    server = "Tomcat NIO"
+
+    def __init__(self, name, impl, provider, jdk="17", direct=False, tls=True, note="", in_quick=True):
+        super().__init__(name, note)
+        self.impl, self.provider, self.jdk, self.direct, self.tls = impl, provider, jdk, direct, tls
+        self.in_quick = in_quick
+
+    def available(self, ctx):
+        if not ctx.server_cp:
+            return False, "bench/server is not built"
+        if not ctx.java.get(self.jdk):
+            return False, f"no JDK {self.jdk} on this machine"
+        if self.impl == "openssl-ffm" and not ctx.ffm_jar:
+            return False, "tomcat-coyote-ffm.jar was not unpacked from the Tomcat distribution"
+        if self.impl == "tlsbridge":
+            # Issue 4's SSLImplementation; without it the tlsbridge-jsse
+            # variant (provider first under JSSEImplementation) still runs.
+            jar = ctx.tlsbridge_jar
+            names = subprocess.run(["unzip", "-Z1", jar], capture_output=True, text=True).stdout if jar else ""
+            if "org/tlsbridge/tomcat/TlsBridgeImplementation.class" not in names:
+                return False, ("org.tlsbridge.tomcat.TlsBridgeImplementation is not in this build "
+                               "(issue 4 not merged yet)")
+        return True, ""
+
+    def describe(self):
+        d = super().describe()
+        d.update({"impl": self.impl, "direct_ssl_buffers": self.direct})
+        return d
+
+    def start(self, ctx, suite):
+        cp = ctx.server_cp + (":" + ctx.ffm_jar if self.impl == "openssl-ffm" else "")
+        args = ["--impl", self.impl, "--port", "0"]
+        if self.tls:
+            args += ["--cert", os.path.join(ctx.pki, f"{suite.cert}.crt"),
+                     "--key", os.path.join(ctx.pki, f"{suite.cert}.pk8.pem"),
+                     "--protocols", suite.protocol, "--ciphers", suite.openssl,
+                     "--direct", "true" if self.direct else "false"]
+        cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + ["-cp", cp,
+                           "org.tlsbridge.bench.server.BenchServer"] + args)
+        p = procs.Proc(cmd, ctx.log(f"{self.name}-{suite.key}"))
+        line = p.wait_line(("BENCH-LISTENING", "BENCH-UNAVAILABLE", "BENCH-FAILED"), 90)
+        if not line or not line.startswith("BENCH-LISTENING"):
+            out = p.output()
+            p.stop()
+            raise StartError(line or ("no listening line; output: " + out[-1500:]))
+        port = int(line.split()[1])
+        return TomcatHandle(self, p, port, self.tls, cmd)
+
+
+class StartError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- nginx
+NGINX_CONF = """
+daemon off;
+master_process on;
+worker_processes 1;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+events {{ worker_connections 8192; use epoll; multi_accept on; }}
+http {{
+    # one line per connection (its first request): proves protocol/suite and
+    # resumption without a per-request log write on keep-alive runs
+    map $connection_requests $tb_first {{ 1 1; default 0; }}
+    log_format tb '$ssl_protocol $ssl_cipher $ssl_session_reused';
+    access_log {d}/negotiated.log tb if=$tb_first;
+    keepalive_requests 1000000000;
+    keepalive_timeout 60s;
+    # sendfile is off for both TLS and plain so the plain floor is the same
+    # code path minus TLS (TLS cannot sendfile without kTLS)
+    sendfile off;
+    tcp_nodelay on;
+    open_file_cache max=64 inactive=600s;
+    open_file_cache_valid 600s;
+    default_type application/octet-stream;
+    server {{
+        listen 127.0.0.1:{port}{ssl} backlog=1024;
+        root {d}/www;
+{tls}
+        location / {{ }}
+    }}
+}}
+"""
+
+
+class NginxHandle(Handle):
+    def __init__(self, variant, proc, port, tls, cmd, logfile):
+        super().__init__(variant, proc, port, tls, cmd)
+        self.logfile = logfile
+
+    def _lines(self):
+        try:
+            with open(self.logfile) as f:
+                return f.read().splitlines()
+        except OSError:
+            return []
+
+    def snapshot(self):
+        return len(self._lines())
+
+    def stop(self):
+        super().stop()
+        import shutil
+        shutil.copy(os.path.join(self.tmpdir, "nginx.conf"), self.proc.log_path[:-4] + ".conf")
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+    def verification(self, before, suite):
+        if not self.tls:
+            return verify.judge({"plain -": 1}, suite, "plain")
+        counts, reused = {}, 0
+        new = self._lines()[before or 0:]
+        for ln in new:
+            parts = ln.split()
+            if len(parts) >= 2:
+                k = f"{parts[0]} {parts[1]}"
+                counts[k] = counts.get(k, 0) + 1
+                reused += len(parts) > 2 and parts[2] == "r"
+        v = verify.judge(counts, suite, "server (nginx $ssl_protocol $ssl_cipher, first request per connection)")
+        v["connections"] = len(new)
+        v["resumed"] = reused
+        return v
+
+
+class Nginx(Variant):
+    server = "nginx"
+    jdk = None
+
+    def __init__(self, name, tls=True, note=""):
+        super().__init__(name, note)
+        self.tls = tls
+        self.provider = "OpenSSL (nginx)" if tls else "none (plain HTTP)"
+
+    def available(self, ctx):
+        if not os.path.exists("/usr/sbin/nginx"):
+            return False, "nginx is not installed"
+        return True, ""
+
+    def start(self, ctx, suite, sizes=(1024,)):
+        # nginx's workers run as www-data: its files live in a 0755
+        # directory of their own, not under a results dir that may be 0700
+        import tempfile
+        d = tempfile.mkdtemp(prefix=f"tb-nginx-{self.name}-{suite.key}-")
+        os.chmod(d, 0o755)
+        os.makedirs(os.path.join(d, "www"), exist_ok=True)
+        os.chmod(os.path.join(d, "www"), 0o755)
+        for n in sizes:
+            with open(os.path.join(d, "www", str(n)), "wb") as f:
+                f.write(b"a" * n)
+        port = procs.free_port()
+        tls = ""
+        if self.tls:
+            tls = (f"        ssl_certificate {ctx.pki}/{suite.cert}.crt;\n"
+                   f"        ssl_certificate_key {ctx.pki}/{suite.cert}.pk8.pem;\n"
+                   f"        ssl_protocols {suite.protocol};\n"
+                   f"        ssl_prefer_server_ciphers on;\n")
+            if suite.protocol == "TLSv1.3":
+                tls += f"        ssl_conf_command Ciphersuites {suite.openssl};\n"
+            else:
+                tls += f"        ssl_ciphers {suite.openssl};\n"
+            tls += "        ssl_session_cache shared:tb:10m;\n        ssl_session_tickets on;\n"
+        conf = os.path.join(d, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(NGINX_CONF.format(d=d, port=port, ssl=" ssl" if self.tls else "", tls=tls))
+        cmd = procs.pinned(procs.SERVER_CPU, ["/usr/sbin/nginx", "-p", d, "-c", conf])
+        p = procs.Proc(cmd, ctx.log(f"{self.name}-{suite.key}"))
+        if not procs.wait_port(port, 20, p.p):
+            out = p.output()
+            p.stop()
+            raise StartError("nginx did not listen: " + out[-1500:])
+        import time
+        time.sleep(0.3)  # let the master fork its worker before we list the tree
+        h = NginxHandle(self, p, port, self.tls, cmd, os.path.join(d, "negotiated.log"))
+        h.tmpdir = d
+        return h
+
+
+# ------------------------------------------------- socket servers (BSS, JSS)
+class SocketHandle(Handle):
+    """A thread-per-connection server. If it prints
+    'NEGOTIATED <protocol> <suite>' lines (one per connection or a sample),
+    those are the server-side proof; otherwise a client handshake is."""
+
+    def _counts(self):
+        counts = {}
+        for m in re.finditer(r"^NEGOTIATED (\S+) (\S+)", self.proc.output(), re.M):
+            k = f"{m.group(1)} {m.group(2)}"
+            counts[k] = counts.get(k, 0) + 1
+        return counts
+
+    def snapshot(self):
+        return self._counts()
+
+    def verification(self, before, suite):
+        after = self._counts()
+        if after:
+            return verify.judge(verify.diff_counts(before or {}, after), suite,
+                                f"server ({self.variant.server} NEGOTIATED lines)")
+        return verify.client_check(self.port, suite)
+
+
+def _javac(ctx, jdk, srcs, cp, out):
+    os.makedirs(out, exist_ok=True)
+    javac = os.path.join(os.path.dirname(ctx.java[jdk]), "javac")
+    r = subprocess.run([javac, "-nowarn", "-d", out, "-cp", cp] + srcs, capture_output=True, text=True)
+    return r.returncode == 0, (r.stdout + r.stderr)[-1500:]
+
+
+def find_bss(ctx):
+    """Issue 3's BenchmarkSSLSocket: wherever it lives under bench/, compiled
+    here against the tlsbridge jar (it needs nothing else)."""
+    if ctx._bss is not None:
+        return ctx._bss
+    srcs = [p for p in glob.glob(os.path.join(ctx.root, "bench", "**", "BenchmarkSSLSocket.java"), recursive=True)
+            if "/target/" not in p]
+    if not srcs:
+        ctx._bss = (None, None, "bench/.../BenchmarkSSLSocket.java does not exist yet (issue 3 not merged)")
+        return ctx._bss
+    src = srcs[0]
+    pkg = re.search(r"^package\s+([\w.]+);", open(src).read(), re.M)
+    fqcn = (pkg.group(1) + "." if pkg else "") + "BenchmarkSSLSocket"
+    # compile the whole source tree it sits in, in case it has helpers
+    root = src[:src.index("/java/") + 6] if "/java/" in src else os.path.dirname(src)
+    all_srcs = glob.glob(os.path.join(root, "**", "*.java"), recursive=True)
+    out = os.path.join(ctx.workdir, "classes", "bss")
+    ok, msg = _javac(ctx, "17", all_srcs, ctx.tlsbridge_jar, out)
+    ctx._bss = (fqcn, out + ":" + ctx.tlsbridge_jar, None) if ok else (None, None, "javac failed: " + msg)
+    return ctx._bss
+
+
+def _socket_start(self, ctx, suite, argv, extra_jvm, cp, fqcn):
+    port = procs.free_port()
+    cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + extra_jvm + ["-cp", cp, fqcn]
+                       + [a.replace("{port}", str(port)) for a in argv])
+    p = procs.Proc(cmd, ctx.log(f"{self.name}-{suite.key}"))
+    if not procs.wait_port(port, 60, p.p):
+        out = p.output()
+        p.stop()
+        raise StartError(out[-1500:] or "did not listen")
+    return SocketHandle(self, p, port, True, cmd)
+
+
+class BenchmarkSSLSocket(Variant):
+    server = "BenchmarkSSLSocket"
+    jdk = "17"
+    sizes = (1024,)  # the body size is fixed when the server starts
+
+    def __init__(self, name, impl, provider, note=""):
+        super().__init__(name, note)
+        self.impl, self.provider = impl, provider
+
+    def available(self, ctx):
+        fqcn, cp, why = find_bss(ctx)
+        return (True, "") if fqcn else (False, why)
+
+    def start(self, ctx, suite, size=1024):
+        fqcn, cp, _ = find_bss(ctx)
+        # JSS's command line has no suite option: pin through the JDK's
+        # server properties (verified per cell like everything else)
+        pins = [f"-Djdk.tls.server.protocols={suite.protocol}", f"-Djdk.tls.server.cipherSuites={suite.iana}"]
+        argv = [self.impl, os.path.join(ctx.pki, f"{suite.cert}.p12"), "m1oZilla", "{port}", str(size)]
+        return _socket_start(self, ctx, suite, argv, pins, cp, fqcn)
+
+
+JSS_CP = ["/usr/share/java/jss.jar", "/usr/share/java/slf4j-api.jar", "/usr/share/java/slf4j-nop.jar",
+          "/usr/share/java/commons-lang3.jar"]
+
+
+def find_jss(ctx):
+    if ctx._jss is not None:
+        return ctx._jss
+    missing = [j for j in JSS_CP if not os.path.exists(j)]
+    if missing:
+        ctx._jss = (None, "missing " + ", ".join(missing) + " (apt: libjss-java libslf4j-java)")
+        return ctx._jss
+    srcs = glob.glob(os.path.join(ctx.root, "bench", "jss", "src", "**", "*.java"), recursive=True)
+    out = os.path.join(ctx.workdir, "classes", "jss")
+    ok, msg = _javac(ctx, "17", srcs, ":".join(JSS_CP), out)
+    ctx._jss = (out + ":" + ":".join(JSS_CP), None) if ok else (None, "javac failed: " + msg)
+    return ctx._jss
+
+
+class Jss(Variant):
+    server = "BenchmarkSSLSocket (JSS)"
+    provider = "NSS (Mozilla JSS)"
+    jdk = "17"
+    # one response per connection, as in JSS's own benchmark and table
+    modes = ("newconn",)
+    sizes = (1024,)
+
+    def __init__(self, name, impl, note=""):
+        super().__init__(name, note)
+        self.impl = impl
+
+    def available(self, ctx):
+        cp, why = find_jss(ctx)
+        if not cp:
+            return False, why
+        if not os.path.exists("/usr/bin/certutil"):
+            return False, "certutil is missing (apt: libnss3-tools)"
+        return True, ""
+
+    def start(self, ctx, suite, size=1024):
+        import pki
+        cp, _ = find_jss(ctx)
+        db = pki.nss_db(ctx.pki)
+        nick = "Server_RSA" if suite.cert == "rsa" else "Server_EC"
+        props = [f"-Dtb.nssdb={db}", f"-Dtb.protocol={suite.protocol}", f"-Dtb.suite={suite.iana}",
+                 "-Djava.library.path=/usr/lib/jss"]
+        argv = [self.impl, nick, "{port}", str(size)]
+        return _socket_start(self, ctx, suite, argv, props, cp, "org.tlsbridge.bench.jss.JssBenchmarkSSLSocket")
+
+
+def all_variants():
+    return [
+        Tomcat("tomcat-plain", "plain", "none (plain HTTP)", tls=False, note="floor for the Tomcat TLS tax"),
+        Tomcat("tomcat-sunjsse", "jsse", "SunJSSE"),
+        Tomcat("tomcat-tlsbridge", "tlsbridge", "TLSBridge", note="TlsBridgeImplementation, heap network buffers"),
+        Tomcat("tomcat-tlsbridge-direct", "tlsbridge", "TLSBridge", direct=True,
+               note="TlsBridgeImplementation, socket.directSslBuffer=true"),
+        Tomcat("tomcat-tlsbridge-jsse", "tlsbridge-jsse", "TLSBridge", in_quick=False,
+               note="Tomcat's JSSEImplementation with TLSBridge as the first provider (heap buffers)"),
+        Tomcat("tomcat-openssl-ffm", "openssl-ffm", "OpenSSL (Tomcat FFM)", jdk="25",
+               note="Tomcat's own OpenSSL engine over FFM; runs on Temurin 25"),
+        Tomcat("tomcat-sunjsse-25", "jsse", "SunJSSE", jdk="25", in_quick=False, note="same-JVM comparison for tomcat-openssl-ffm"),
+        Tomcat("tomcat-tlsbridge-25", "tlsbridge", "TLSBridge", jdk="25", in_quick=False,
+               note="TlsBridgeImplementation (heap buffers) on Temurin 25: same JVM as tomcat-openssl-ffm"),
+        Nginx("nginx-plain", tls=False, note="floor for the nginx TLS tax"),
+        Nginx("nginx"),
+        BenchmarkSSLSocket("bss-tlsbridge", "TLSBridge.SSLSocket", "TLSBridge"),
+        BenchmarkSSLSocket("bss-sunjsse", "SunJSSE.SSLSocket", "SunJSSE"),
+        Jss("jss-legacy", "JSS.legacy", note="JSS's NSS-based org.mozilla.jss.ssl.SSLSocket, as in its own table"),
+    ]
+
+
+# The variants measured on the secondary suites of the full run (every
+# variant runs the primary suite, TLS 1.3 AES-128-GCM with RSA-2048).
+CORE = {"tomcat-sunjsse", "tomcat-tlsbridge", "tomcat-tlsbridge-direct", "tomcat-openssl-ffm", "nginx",
+        "bss-tlsbridge", "bss-sunjsse", "jss-legacy", "tomcat-plain", "nginx-plain"}
+
+
+def serves(v, mode, size, group):
+    if mode not in v.modes or (v.sizes and size not in v.sizes):
+        return False
+    return group.all_variants or v.name in CORE
+
+
+# The plain-HTTP floor of each TLS variant (same server, no TLS).
+PLAIN_OF = {"Tomcat NIO": "tomcat-plain", "nginx": "nginx-plain"}

@@ -1,0 +1,102 @@
+"""Which protocol and suite a cell really ran with, from the server's side
+whenever the server can tell (Tomcat's counter endpoint, nginx's log, the
+socket servers' NEGOTIATED lines), else from a client handshake."""
+
+import json
+import re
+import socket
+import ssl
+import subprocess
+
+import suites
+
+
+def fetch_https_json(port, path, tls=True, timeout=10):
+    raw = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s = raw
+    if tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        s = ctx.wrap_socket(raw, server_hostname="localhost")
+    try:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+    finally:
+        s.close()
+    body = data.split(b"\r\n\r\n", 1)[1]
+    return json.loads(body)
+
+
+def diff_counts(before, after):
+    out = {}
+    for k, v in after.items():
+        d = v - before.get(k, 0)
+        if d > 0:
+            out[k] = d
+    return out
+
+
+def judge(counts, suite, source):
+    """counts: {"<protocol> <suite name>": n} -> verification record."""
+    norm = {}
+    for k, n in counts.items():
+        proto, _, name = k.partition(" ")
+        key = f"{suites.norm_protocol(proto)} {suites.iana(name.strip()) if name.strip() else '-'}"
+        norm[key] = norm.get(key, 0) + n
+    expected = f"{suite.protocol} {suite.iana}" if suite.protocol != "plain" else "plain -"
+    total = sum(norm.values())
+    top = max(norm, key=norm.get) if norm else None
+    proto, _, name = (top or " ").partition(" ")
+    return {"source": source, "samples": total, "seen": norm, "protocol": proto or None,
+            "suite": name or None, "expected": expected,
+            "ok": bool(norm) and set(norm) == {expected}}
+
+
+def client_check(port, suite):
+    """One s_client handshake: the fallback when a server cannot report."""
+    cmd = ["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-servername", "localhost", "-brief"]
+    try:
+        p = subprocess.run(cmd, input=b"", capture_output=True, timeout=15)
+        text = (p.stdout + p.stderr).decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        text = ""
+    proto = re.search(r"Protocol version: (\S+)", text)
+    cipher = re.search(r"Ciphersuite: (\S+)", text)
+    counts = {}
+    if proto and cipher:
+        counts[f"{proto.group(1)} {cipher.group(1)}"] = 1
+    v = judge(counts, suite, "client (openssl s_client after the cell)")
+    if not counts:
+        v["error"] = text[-300:]
+    return v
+
+
+def supports_keepalive(port, timeout=10):
+    """Two requests on one TLS connection: does the server answer both?
+    JSS-style socket servers answer one and close."""
+    try:
+        raw = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        s = ctx.wrap_socket(raw, server_hostname="localhost")
+        answers = 0
+        with s:
+            for _ in range(2):
+                s.sendall(b"GET /16 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                data = b""
+                while b"\r\n\r\n" not in data or len(data.split(b"\r\n\r\n", 1)[1]) < 16:
+                    b = s.recv(4096)
+                    if not b:
+                        return answers >= 2
+                    data += b
+                answers += 1
+        return True
+    except (OSError, ssl.SSLError):
+        return False

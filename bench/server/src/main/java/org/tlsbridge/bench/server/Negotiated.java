@@ -1,0 +1,53 @@
+package org.tlsbridge.bench.server;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What the server actually negotiated, counted on a sample of requests.
+ *
+ * <p>Reading Tomcat's SSL request attributes populates all of them at once
+ * (peer certificates included, which throws inside the provider when there
+ * are none), so doing it on every request would add a per-request cost that
+ * differs between providers. A sample is enough to prove which protocol and
+ * suite a cell ran with; every request is still counted.
+ */
+final class Negotiated {
+    /** Every request up to this count is checked, then one in {@link #EVERY}. */
+    private static final long FIRST = 64;
+    private static final long EVERY = 256;
+
+    private final LongAdder requests = new LongAdder();
+    private final AtomicLong seq = new AtomicLong();
+    private final Map<String, LongAdder> seen = new ConcurrentHashMap<>();
+
+    boolean shouldCheck() {
+        requests.increment();
+        long n = seq.incrementAndGet();
+        return n <= FIRST || n % EVERY == 0;
+    }
+
+    void record(String protocol, String suite) {
+        String key = (protocol == null ? "plain" : protocol) + " " + (suite == null ? "-" : suite);
+        seen.computeIfAbsent(key, k -> new LongAdder()).increment();
+    }
+
+    String json() {
+        StringBuilder sb = new StringBuilder(128);
+        sb.append("{\"requests\":").append(requests.sum()).append(",\"negotiated\":{");
+        Map<String, Long> sorted = new TreeMap<>();
+        seen.forEach((k, v) -> sorted.put(k, v.sum()));
+        boolean first = true;
+        for (Map.Entry<String, Long> e : sorted.entrySet()) {
+            if (!first) {
+                sb.append(',');
+            }
+            first = false;
+            sb.append('"').append(e.getKey().replace("\"", "")).append("\":").append(e.getValue());
+        }
+        return sb.append("}}").toString();
+    }
+}
