@@ -287,10 +287,10 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
         return finish(e, r, TB_OVERFLOW);
       break;
     }
-    ERR_clear_error();
-    t0 = tb_now_ns();
+    tb_err_reset();
+    t0 = tb_io_clock();
     n = SSL_write(e->ssl, src + r->consumed, (int)chunk);
-    e->stats.ns_write += tb_now_ns() - t0;
+    tb_io_clock_add(&e->stats.ns_write, t0);
     if (n <= 0) {
       int se = SSL_get_error(e->ssl, n);
       if (se == SSL_ERROR_WANT_READ || se == SSL_ERROR_WANT_WRITE)
@@ -408,10 +408,10 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
     e->io.in = src + r->consumed;
     e->io.in_len = rec;
     e->io.in_pos = 0;
-    ERR_clear_error();
-    t0 = tb_now_ns();
+    tb_err_reset();
+    t0 = tb_io_clock();
     n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
-    e->stats.ns_read += tb_now_ns() - t0;
+    tb_io_clock_add(&e->stats.ns_read, t0);
     r->consumed += e->io.in_pos;
     e->stats.bytes_in += e->io.in_pos;
     e->stats.records_in++;

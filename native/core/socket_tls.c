@@ -4,6 +4,7 @@
  * non-blocking descriptor and never waits; waiting is tb_sock_wait, outside
  * the mutex, so a reader and a writer can both be blocked at once. */
 #include "socket.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -20,7 +21,7 @@ int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
   e = tb_engine_new(ctx, client, err);
   if (!e)
     return -1;
-  ERR_clear_error();
+  tb_err_reset();
   /* replaces the engine's memory BIO by a socket BIO that does not own fd */
   if (!SSL_set_fd(e->ssl, s->fd)) {
     tb_err_from_openssl(err, TB_ERR_SSL, "SSL_set_fd failed");
@@ -125,7 +126,7 @@ static int io_failure(tb_sock *s, int se, int saved_errno, int reading, tb_error
     return 1;
   }
   if (se == SSL_ERROR_SSL && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING && reading) {
-    ERR_clear_error();
+    tb_err_reset();
     return 1;
   }
   if (se == SSL_ERROR_SYSCALL && code == 0) {
@@ -186,13 +187,13 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
     p = begin_call(s, pin, arg, err);
     if (!p)
       break;
-    ERR_clear_error();
+    tb_err_reset();
     errno = 0;
-    t0 = tb_now_ns();
+    t0 = tb_io_clock();
     ok = SSL_read_ex(e->ssl, p, len, &n);
     saved = errno;
     unpin(arg, p, ok);
-    e->stats.ns_read += tb_now_ns() - t0;
+    tb_io_clock_add(&e->stats.ns_read, t0);
     count_io(e);
     if (ok) {
       e->stats.app_in += n;
@@ -241,15 +242,15 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
     p = begin_call(s, pin, arg, err);
     if (!p)
       break;
-    ERR_clear_error();
+    tb_err_reset();
     errno = 0;
-    t0 = tb_now_ns();
+    t0 = tb_io_clock();
     /* after WANT_WRITE the same length is offered again; the address may
      * differ (SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER on every context) */
     ok = SSL_write_ex(e->ssl, p + done, chunk, &n);
     saved = errno;
     unpin(arg, p, 0);
-    e->stats.ns_write += tb_now_ns() - t0;
+    tb_io_clock_add(&e->stats.ns_write, t0);
     count_io(e);
     if (ok) {
       e->stats.app_out += n;
@@ -304,9 +305,9 @@ void tb_sock_close_notify(tb_sock *s) {
     if ((e->flags & TB_F_HS_DONE) && !(e->flags & (TB_F_OUT_CLOSING | TB_F_FAILED)) &&
         !atomic_load(&s->shut_out)) {
       e->flags |= TB_F_OUT_CLOSING;
-      ERR_clear_error();
+      tb_err_reset();
       SSL_shutdown(e->ssl); /* non-blocking: whatever the kernel takes now */
-      ERR_clear_error();
+      tb_err_reset();
       count_io(e);
     }
     unlock(s);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/err.h>
 
 #define TB_API __attribute__((visibility("default")))
 
@@ -125,6 +126,13 @@ typedef struct tb_result {
 void tb_err_set(tb_error *err, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void tb_err_from_openssl(tb_error *err, int kind, const char *what);
 void tb_err_clear(tb_error *err);
+/* Empties OpenSSL's error queue before a call whose failure we classify.
+ * Peeking first: ERR_clear_error walks all 16 slots even when the queue is
+ * empty, which it almost always is (failures drain it). */
+static inline void tb_err_reset(void) {
+  if (ERR_peek_error() != 0)
+    ERR_clear_error();
+}
 
 /* bio_buffer.c */
 int tb_bio_init(void);
