@@ -29,6 +29,10 @@ public final class ContextState {
     private final TrustBridge trust;
     private final CipherSuites suites;
     private final String[] defaultSuites;
+    private final String[] clientSuites;
+    private final String[] serverSuites;
+    private final String[] clientProtocols;
+    private final String[] serverProtocols;
     private final SessionContextImpl clientSessions;
     private final SessionContextImpl serverSessions;
 
@@ -41,6 +45,10 @@ public final class ContextState {
         this.keys = new KeyBridge(km);
         this.trust = new TrustBridge(tm);
         this.defaultSuites = CipherSuites.compact(Native.ctxCipherNames(c));
+        this.clientSuites = customSuites("jdk.tls.client.cipherSuites");
+        this.serverSuites = customSuites("jdk.tls.server.cipherSuites");
+        this.clientProtocols = customProtocols("jdk.tls.client.protocols");
+        this.serverProtocols = customProtocols("jdk.tls.server.protocols");
         this.clientSessions = new SessionContextImpl((size, timeout) -> {
             Native.ctxClientCache(c, size, timeout);
             Reference.reachabilityFence(this);
@@ -103,11 +111,59 @@ public final class ContextState {
         return defaultSuites.clone();
     }
 
+    /**
+     * A side's default suites: SunJSSE's jdk.tls.client.cipherSuites /
+     * jdk.tls.server.cipherSuites when set (unsupported names are dropped, as
+     * SunJSSE drops them), else OpenSSL's secure defaults.
+     */
+    public String[] defaultCipherSuites(boolean client) {
+        String[] custom = client ? clientSuites : serverSuites;
+        return custom != null ? custom.clone() : defaultSuites.clone();
+    }
+
+    private String[] customSuites(String property) {
+        String v = System.getProperty(property);
+        if (v == null || v.isBlank()) {
+            return null;
+        }
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String n : unquote(v).split("\\s*,\\s*")) {
+            String std = suites.toJava(n.trim());
+            if (suites.isSupported(std) && !out.contains(std)) {
+                out.add(std);
+            }
+        }
+        return out.isEmpty() ? null : out.toArray(new String[0]);
+    }
+
+    private static String[] customProtocols(String property) {
+        String v = System.getProperty(property);
+        if (v == null || v.isBlank()) {
+            return null;
+        }
+        try {
+            String[] p = Protocols.check(unquote(v).split("\\s*,\\s*"));
+            return p.length == 0 ? null : p;
+        } catch (IllegalArgumentException e) {
+            LOG.warning("ignoring " + property + "=" + v + ": " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static String unquote(String v) {
+        String t = v.trim();
+        return t.length() > 1 && t.startsWith("\"") && t.endsWith("\"") ? t.substring(1, t.length() - 1) : t;
+    }
+
     public boolean isDefaultSuites(String[] enabled) {
         return java.util.Arrays.equals(enabled, defaultSuites);
     }
 
     public String[] defaultProtocols(boolean client) {
+        String[] custom = client ? clientProtocols : serverProtocols;
+        if (custom != null) {
+            return custom.clone();
+        }
         if (client && Protocols.TLS12.equals(protocol)) {
             return new String[] {Protocols.TLS12};
         }

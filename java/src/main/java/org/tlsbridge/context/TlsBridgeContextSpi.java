@@ -78,7 +78,7 @@ public abstract class TlsBridgeContextSpi extends javax.net.ssl.SSLContextSpi {
     @Override
     protected SSLParameters engineGetDefaultSSLParameters() {
         ContextState s = state();
-        return new SSLParameters(s.defaultCipherSuites(), s.defaultProtocols(true));
+        return new SSLParameters(s.defaultCipherSuites(true), s.defaultProtocols(true));
     }
 
     @Override

@@ -101,7 +101,7 @@ public final class EngineConfig {
     }
 
     public String[] suites() {
-        return suites == null ? ctx.defaultCipherSuites() : suites.clone();
+        return suites == null ? ctx.defaultCipherSuites(clientMode) : suites.clone();
     }
 
     public void setSuites(String[] names) {
@@ -284,7 +284,8 @@ public final class EngineConfig {
 
     /** Pushes everything to a fresh native SSL, in as few crossings as possible. */
     public void apply(long ssl) throws javax.net.ssl.SSLException {
-        String[] s = suites == null || ctx.isDefaultSuites(suites) ? null : suites;
+        String[] chosen = suites();
+        String[] s = ctx.isDefaultSuites(chosen) ? null : chosen;
         CipherSuites.Lists lists = s == null ? null : ctx.suites().lists(s);
         boolean any12 = lists == null || lists.any12;
         boolean any13 = lists == null || lists.any13;

@@ -17,7 +17,7 @@ public final class TlsBridgeServerSocketFactory extends SSLServerSocketFactory {
 
     @Override
     public String[] getDefaultCipherSuites() {
-        return ctx.defaultCipherSuites();
+        return ctx.defaultCipherSuites(false);
     }
 
     @Override

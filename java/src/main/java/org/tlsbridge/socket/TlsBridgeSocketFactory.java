@@ -23,7 +23,7 @@ public final class TlsBridgeSocketFactory extends SSLSocketFactory {
 
     @Override
     public String[] getDefaultCipherSuites() {
-        return ctx.defaultCipherSuites();
+        return ctx.defaultCipherSuites(true);
     }
 
     @Override

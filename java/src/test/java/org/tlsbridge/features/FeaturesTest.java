@@ -133,6 +133,25 @@ class FeaturesTest {
         assertFalse(TlsBridgeProvider.isResumed(elsewhere.client.getSession()), "other port: full handshake");
     }
 
+    /** SunJSSE's system properties for a side's defaults are honoured too. */
+    @Test
+    void jdkDefaultSuiteAndProtocolProperties() throws Exception {
+        SSLContext server;
+        System.setProperty("jdk.tls.server.cipherSuites", "TLS_BOGUS_SUITE,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384");
+        System.setProperty("jdk.tls.server.protocols", "TLSv1.2");
+        try {
+            server = Contexts.server(Contexts.TLSBRIDGE, "rsa");
+        } finally {
+            System.clearProperty("jdk.tls.server.cipherSuites");
+            System.clearProperty("jdk.tls.server.protocols");
+        }
+        EnginePair p = new EnginePair(Contexts.client(Contexts.TLSBRIDGE), server, true);
+        assertEquals(List.of("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"), List.of(p.server.getEnabledCipherSuites()));
+        p.handshake();
+        assertEquals("TLSv1.2", p.server.getSession().getProtocol());
+        assertEquals("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", p.server.getSession().getCipherSuite());
+    }
+
     @Test
     void httpsIdentityAgainstIpAddresses() throws Exception {
         SSLContext server = Contexts.server(Contexts.TLSBRIDGE, "rsa");
