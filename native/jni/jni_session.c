@@ -96,9 +96,13 @@ static jintArray peer_cert_sigalgs(JNIEnv *env, jclass c, jlong h) {
   return arr;
 }
 
+/* A server reports what the client asked for in this handshake (kept from
+ * the ClientHello: OpenSSL answers from the session when TLS 1.2 resumes,
+ * which does not carry the name). */
 static jstring server_name(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
-  const char *n = SSL_get_servername(e->ssl, TLSEXT_NAMETYPE_host_name);
+  const char *n = !(e->flags & TB_F_CLIENT) && e->hello_seen ? (e->sni[0] ? e->sni : NULL)
+                                                              : SSL_get_servername(e->ssl, TLSEXT_NAMETYPE_host_name);
   return n ? (*env)->NewStringUTF(env, n) : NULL;
 }
 

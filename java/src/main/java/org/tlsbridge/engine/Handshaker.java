@@ -124,8 +124,10 @@ public final class Handshaker {
             boolean none = false;
             List<String> offered = EngineConfig.alpnNames(Native.helloAlpn(ssl));
             if (alert == 0 && !offered.isEmpty() && (cfg.alpnSelector != null || cfg.socketAlpnSelector != null)) {
-                String chosen = engine != null ? cfg.alpnSelector.apply(engine, offered)
-                        : cfg.socketAlpnSelector.apply((javax.net.ssl.SSLSocket) socket, offered);
+                // a socket's own selector first (also for an engine inside a layered socket)
+                String chosen = socket != null && cfg.socketAlpnSelector != null
+                        ? cfg.socketAlpnSelector.apply((javax.net.ssl.SSLSocket) socket, offered)
+                        : cfg.alpnSelector.apply(engine, offered);
                 if (chosen == null || (!chosen.isEmpty() && !offered.contains(chosen))) {
                     none = true;
                     cause = new javax.net.ssl.SSLHandshakeException(

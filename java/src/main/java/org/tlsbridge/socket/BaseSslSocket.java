@@ -21,6 +21,7 @@ import org.tlsbridge.engine.TlsBridgeSession;
 abstract class BaseSslSocket extends SSLSocket {
     private final List<HandshakeCompletedListener> listeners = new CopyOnWriteArrayList<>();
     private volatile BiFunction<SSLSocket, List<String>, String> alpnSelector;
+    private volatile TlsBridgeSession completed;
     protected volatile EngineConfig cfg;
 
     BaseSslSocket(EngineConfig cfg) {
@@ -150,6 +151,9 @@ abstract class BaseSslSocket extends SSLSocket {
 
     /** Listeners run on a thread of their own, as SunJSSE runs them, so they may use the socket. */
     void handshakeCompleted(SSLSession session) {
+        if (session instanceof TlsBridgeSession) {
+            completed = (TlsBridgeSession) session;
+        }
         if (listeners.isEmpty()) {
             return;
         }
@@ -160,19 +164,22 @@ abstract class BaseSslSocket extends SSLSocket {
         t.start();
     }
 
+    /** ALPN's result once a handshake has completed: "" when none was negotiated; null before. */
     @Override
     public String getApplicationProtocol() {
-        return getSession() == TlsBridgeSession.NULL_SESSION ? null : "";
+        TlsBridgeSession s = completed;
+        return s == null ? null : s.applicationProtocol();
     }
 
     @Override
     public String getHandshakeApplicationProtocol() {
-        return null;
+        return null; // settled inside the handshake; readable through getApplicationProtocol() after it
     }
 
     @Override
     public void setHandshakeApplicationProtocolSelector(BiFunction<SSLSocket, List<String>, String> selector) {
         alpnSelector = selector;
+        cfg.setSocketAlpnSelector(selector);
     }
 
     @Override
