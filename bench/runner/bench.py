@@ -85,12 +85,16 @@ def main(argv):
     os.makedirs(os.path.join(work, "logs"), exist_ok=True)
     started = time.time()
 
-    jar = sorted(glob.glob(os.path.expanduser("~/.m2/repository/org/tlsbridge/tlsbridge/*/tlsbridge-*.jar")))
-    jar = [j for j in jar if not j.endswith(("-sources.jar", "-javadoc.jar"))]
+    # this tree's own jar (scripts/bench just built it); ~/.m2's copy only
+    # when the tree has none, since other checkouts install there too
+    jar = [j for pat in ("target/tlsbridge-*.jar", os.path.expanduser("~/.m2/repository/org/tlsbridge/tlsbridge/*/tlsbridge-*.jar"))
+           for j in sorted(glob.glob(os.path.join(ROOT, pat)))
+           if not j.endswith(("-sources.jar", "-javadoc.jar", "-tests.jar"))]
+    jar = jar[:1]
     java17 = os.environ.get("TB_JAVA17") or shutil.which("java")
     java25 = os.environ.get("TB_JAVA25") or (
         "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java" if os.path.exists("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java") else None)
-    ctx = variants.Ctx(ROOT, work, pki.make(os.path.join(work, "pki")), java17, java25, jar[-1] if jar else None)
+    ctx = variants.Ctx(ROOT, work, pki.make(os.path.join(work, "pki")), java17, java25, jar[0] if jar else None)
 
     chosen = [v for v in allv if (v.name in o.variants if o.variants else (v.in_quick or not o.quick))]
     unknown = set(o.variants or []) - {v.name for v in allv}

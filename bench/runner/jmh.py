@@ -13,7 +13,7 @@ def run(ctx, quick, workdir, log):
     t = os.path.join(ctx.root, "bench", "jmh", "target")
     if not os.path.exists(os.path.join(t, "classpath.txt")):
         return {"available": False, "reason": "bench/jmh is not built"}
-    cp = os.path.join(t, "classes") + ":" + open(os.path.join(t, "classpath.txt")).read().strip()
+    cp = os.path.join(t, "classes") + ":" + ctx.local_cp(open(os.path.join(t, "classpath.txt")).read())
     out = os.path.join(workdir, "jmh.json")
     if quick:
         # smoke shape: one size and buffer kind, one key; SunJSSE is far
