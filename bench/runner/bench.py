@@ -22,6 +22,7 @@ import measure  # noqa: E402
 import pki  # noqa: E402
 import plan  # noqa: E402
 import probe  # noqa: E402
+import perfprofile as perfprof  # noqa: E402
 import report  # noqa: E402
 import suites  # noqa: E402
 import variants  # noqa: E402
@@ -50,7 +51,14 @@ def parse(argv):
     ap.add_argument("--newconn-size", type=int, default=1024, help="body size of new-connection/resumed cells")
     ap.add_argument("--jmh", choices=["on", "off"], default="on")
     ap.add_argument("--probe", choices=["off", "primary", "all"], default="primary",
-                    help="extra pass with tlsbridge-probe attached (when it exists)")
+                    help="extra passes with tlsbridge-probe attached: on the primary suite's smallest size per "
+                         "mode and the plain floors (primary), on every cell (all)")
+    ap.add_argument("--probe-passes", type=int, help="probed passes per variant and probed cell, each right after "
+                    "a plain repetition (the pair gives the probe's tax)")
+    ap.add_argument("--profile", choices=["off", "miss", "all"], default="miss",
+                    help="perf profiles: of the cells of every missed target and of tlsbridge's and SunJSSE's "
+                         "Tomcat keep-alive 1 KiB and new-connection cells (miss), of every cell (all)")
+    ap.add_argument("--profile-seconds", type=float, help="length of one perf profile")
     ap.add_argument("--out", help="results directory (default bench/results/<timestamp>)")
     ap.add_argument("--list", action="store_true", help="list variants and suites, then exit")
     o = ap.parse_args(argv)
@@ -59,6 +67,8 @@ def parse(argv):
     o.reps = o.reps or (1 if q else 3)
     o.warmup = o.warmup if o.warmup is not None else (4.0 if q else 4.0)
     o.preroll = o.preroll if o.preroll is not None else (0.5 if q else 1.0)
+    o.probe_passes = max(1, min(o.probe_passes or 1, o.reps))
+    o.profile_seconds = o.profile_seconds or (2.0 if q else 3.0)
     return o
 
 
@@ -108,8 +118,16 @@ def main(argv):
     for name, why in notavail.items():
         log(f"NOT AVAILABLE in this build: {name}: {why}")
     probe_bin, probe_why = probe.find(ROOT)
+    if probe_bin:
+        probe_why = probe.usable(probe_bin)
+        probe_bin = None if probe_why else probe_bin
     if o.probe != "off" and not probe_bin:
         log(f"NOT AVAILABLE in this build: probe pass: {probe_why}")
+    perf, perf_why = perfprof.available() if o.profile != "off" else (None, "--profile off")
+    if o.profile != "off" and not perf:
+        log(f"NOT AVAILABLE: perf profiles: {perf_why}")
+    ctx.perf = perf
+    ctx.probe = probe_bin
 
     groups = plan.build(o)
     tls_v = [v for v in avail if v.tls]
@@ -130,6 +148,10 @@ def main(argv):
                "commands": {"servers": {}, "clients": {}}}
     if o.probe != "off" and not probe_bin:
         results["not_available"].append({"what": "probe pass", "why": probe_why})
+    if o.profile != "off" and not perf:
+        results["not_available"].append({"what": "perf profiles", "why": perf_why})
+    if probe_bin:
+        results["meta"]["probe"] = probe_bin
     tomcat_version = None
 
     for g in groups:
@@ -163,7 +185,8 @@ def main(argv):
         try:
             warm(handles, g, o, work)
             for mode, size in g.cells:
-                run_cell(results, handles, g, mode, size, o, work, probe_bin)
+                cells = run_cell(results, handles, g, mode, size, o, work, probe_bin)
+                profile_cell(results, cells, ctx, g, mode, size, o, work)
         finally:
             for h in handles:
                 h.stop()
@@ -209,6 +232,9 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
         if mode == "keepalive" and not getattr(h, "keepalive", True):
             cells[h]["notes"].append("the server closes after each response (JSS semantics): wrk reconnected "
                                      "for every request, so this is not a keep-alive figure")
+    probed = bool(probe_bin) and (o.probe == "all" or (o.probe == "primary" and g.suite.key in (plan.PRIMARY, "plain")
+                                                       and size == min(n for m, n in g.cells if m == mode)))
+    pairs = {h: [] for h in cells}
     for rep in range(o.reps):
         order = list(cells)
         k = rep % len(order) if order else 0
@@ -221,20 +247,22 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
             r["rep"] = rep + 1
             cells[h]["reps"].append(r)
             results["commands"]["clients"][f"{mode} {g.suite.key}"] = cmd
-            log(f"  {mode:9} {size:>8} {h.variant.name:24} rep {rep + 1}: {r['req_per_s']:>9.1f} req/s "
-                f"{(r['cpu_ms_per_req'] or 0):.4f} ms/req srv {r['server_util']:.2f} cli {r['client_util'] or 0:.2f} "
-                f"others {r['others_on_server_cpu'] or 0:.2f} err {r['errors']} {'ok' if r['verified'].get('ok') else 'UNVERIFIED ' + str(r['verified'].get('seen'))}")
-    if probe_bin and (o.probe == "all" or (o.probe == "primary" and g.suite.key in (plan.PRIMARY, "plain")
-                                           and size == min(n for m, n in g.cells if m == mode))):
-        for h in cells:
-            if not h.proc.alive():
-                continue
-            is_tb = h.variant.provider == "TLSBridge"
-            a = probe.Attached(probe_bin, h.proc.pid, o.duration, is_tb, os.path.join(work, "logs", "probe.log"))
-            r, _ = measure.one(h, mode, size, o.duration, o, work, g.suite)
-            s = a.finish()
-            cells[h]["probe"] = {"command": a.cmd, "rep": r, "summary": probe.split(s, r["requests"]),
-                                 "ok": s is not None}
+            log_rep(mode, size, h.variant.name, f"rep {rep + 1}", r)
+            # probed passes in the last rounds, each right after a plain
+            # repetition of the same variant: the pair gives the probe's tax
+            if probed and rep >= o.reps - o.probe_passes and h.proc.alive():
+                pp = probe.run_pass(probe_bin, h, lambda h=h: measure.one(h, mode, size, o.duration, o, work, g.suite),
+                                    os.path.join(work, "logs", "probe.log"))
+                cells[h].setdefault("probe_passes", []).append(pp)
+                if pp.get("rep"):
+                    pairs[h].append((r, pp["rep"]))
+                    log_rep(mode, size, h.variant.name, "probed", pp["rep"])
+    for h, c in cells.items():
+        passes = c.pop("probe_passes", [])
+        if passes:
+            last = next((x for x in reversed(passes) if x.get("ok")), passes[-1])
+            c["probe"] = dict(last, passes=len(passes), tax=probe.tax(pairs[h]),
+                              errors=[x["error"] for x in passes if x.get("error")])
     for h, c in cells.items():
         if not c["reps"]:
             continue
@@ -250,6 +278,48 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
         if c["bottleneck"] == "client":
             c["notes"].append(f"client-bound: {c['client']} used its whole CPU while the server did not")
         results["cells"].append(c)
+    return cells
+
+
+def log_rep(mode, size, name, what, r):
+    log(f"  {mode:9} {size:>8} {name:24} {what}: {r['req_per_s']:>9.1f} req/s "
+        f"{(r['cpu_ms_per_req'] or 0):.4f} ms/req srv {r['server_util'] or 0:.2f} cli {r['client_util'] or 0:.2f} "
+        f"others {r['others_on_server_cpu'] or 0:.2f} err {r['errors']} "
+        f"{'ok' if r['verified'].get('ok') else 'UNVERIFIED ' + str(r['verified'].get('seen'))}")
+
+
+# Where tlsbridge's CPU goes, whatever the targets say: its Tomcat cells and
+# SunJSSE's next to them, keep-alive 1 KiB and new connection, primary suite.
+ALWAYS_PROFILE = {"tomcat-tlsbridge", "tomcat-sunjsse"}
+
+
+def profile_cell(results, cells, ctx, g, mode, size, o, work):
+    if not getattr(ctx, "perf", None) or not cells:
+        return
+    want = set()
+    if o.profile == "all":
+        want = {h.variant.name for h in cells}
+    elif o.profile == "miss":
+        here = (mode, size, g.suite.key)
+        for t in report.targets(results):
+            if t["status"] == "MISS":
+                want |= {v for v, m, n, sk in t.get("cells", []) if (m, n, sk) == here}
+        if g.suite.key == plan.PRIMARY and size == 1024 and mode in ("keepalive", "newconn"):
+            want |= ALWAYS_PROFILE
+    for h, c in cells.items():
+        if h.variant.name not in want or not h.proc.alive() or not c["reps"]:
+            continue
+        tag = f"{h.variant.name}-{mode}-{size}-{g.suite.key}"
+        java = ctx.java.get(h.variant.jdk) if h.variant.jdk else None
+        pr = perfprof.record(ctx.perf, h, java, o.profile_seconds,
+                             lambda h=h: measure.one(h, mode, size, o.profile_seconds + 1, o, work, g.suite),
+                             os.path.join(work, "profiles"), tag)
+        c["profile"] = pr
+        if pr.get("ok"):
+            top = ", ".join(f"{k} {v:.0f}%" for k, v in sorted(pr["buckets_pct"].items(), key=lambda kv: -kv[1])[:4])
+            log(f"  profile {tag}: {pr['samples']} samples: {top}")
+        else:
+            log(f"  profile {tag} failed: {pr.get('error')}")
 
 
 def write(results, out, ctx, tomcat_version, started, o, final=False):

@@ -55,7 +55,12 @@ def _line(name, ours, theirs, metric, factor, op="le"):
     if unverified:
         status = "UNVERIFIED"
         detail += f"; negotiated suite not proven for {', '.join(unverified)}"
-    return {"target": name, "status": status, "detail": detail, "ours": a, "theirs": b}
+    return {"target": name, "status": status, "detail": detail, "ours": a, "theirs": b,
+            "cells": [cell_key(ours), cell_key(theirs)]}
+
+
+def cell_key(c):
+    return [c["variant"], c["mode"], c["size"], c["suite_key"]]
 
 
 def evaluate(results):
