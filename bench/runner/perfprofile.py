@@ -7,8 +7,8 @@ cells, outside the timed repetitions (sampling adds a little cost)."""
 import os
 import re
 import shutil
+import signal
 import subprocess
-import threading
 
 import procs
 from probe import role as probe_role
@@ -71,42 +71,58 @@ def _samples(perf, data, pid):
     return order(comms), order(dsos), order(syms)
 
 
+def start(perf, data, seconds):
+    """perf record CPU-wide on the server's CPU for at most `seconds` (a
+    per-process recording misses the threads that a thread-per-connection
+    server creates meanwhile); the server's samples are picked out later."""
+    cmd = procs.pinned(procs.CLIENT_CPU, [perf, "record", "-q", "-e", "cpu-clock", "-F", "999",
+                                          "-C", procs.SERVER_CPU, "-o", data, "--", "sleep", str(seconds)])
+    return cmd, subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def finish(p, timeout, stop=False):
+    if stop and p.poll() is None:
+        p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    return p.returncode, (err or b"").decode(errors="replace")[-300:]
+
+
 def record(perf, handle, java_bin, seconds, measure_one, outdir, tag):
-    """perf record on the server's CPU for `seconds` while measure_one()
-    drives the cell's load; then flat profiles of the server's samples per
-    DSO, per symbol and per thread role. JIT-compiled Java gets names from the
-    JVM's perf map (jcmd Compiler.perfmap, JDK 17+)."""
+    """A profile of a running server while measure_one() drives the cell's
+    load. JIT-compiled Java gets names from the JVM's perf map (jcmd
+    Compiler.perfmap, JDK 17+)."""
     os.makedirs(outdir, exist_ok=True)
     pid = procs.busiest(handle.proc.pid)
     data = os.path.join(outdir, tag + ".data")
-    # CPU-wide on the server's CPU, its samples picked out when reporting: a
-    # per-process recording misses the threads that a thread-per-connection
-    # server creates while it runs
-    cmd = procs.pinned(procs.CLIENT_CPU, [perf, "record", "-q", "-e", "cpu-clock", "-F", "999",
-                                          "-C", procs.SERVER_CPU, "-o", data, "--", "sleep", str(seconds)])
-    rec = {}
-
-    def run_perf():
-        rec["p"] = subprocess.run(cmd, capture_output=True, timeout=seconds + 60)
-
-    t = threading.Thread(target=run_perf, daemon=True)
-    t.start()
+    cmd, p = start(perf, data, seconds)
     rep, _ = measure_one()
-    t.join(seconds + 90)
-    p = rec.get("p")
-    if p is None or p.returncode != 0 or not os.path.exists(data):
-        err = (p.stderr.decode(errors="replace") if p else "perf did not finish")[-300:]
-        return {"ok": False, "command": cmd, "error": err}
+    rc, err = finish(p, seconds + 90)
+    if rc != 0 or not os.path.exists(data):
+        return {"ok": False, "command": cmd, "error": err or "perf did not finish"}
     if java_bin and handle.proc.alive():
         jcmd = os.path.join(os.path.dirname(java_bin), "jcmd")
         subprocess.run(procs.pinned(procs.CLIENT_CPU, [jcmd, str(pid), "Compiler.perfmap"]), capture_output=True,
                        timeout=60)
+    r = analyze(perf, data, pid, rep.get("cpu_ms_per_req"), outdir, tag,
+                f"window: {rep.get('requests')} requests, {rep.get('cpu_ms_per_req')} ms CPU/request")
+    r.update({"command": cmd, "rep": rep})
+    return r
+
+
+def analyze(perf, data, pid, cpu_ms_per_unit, outdir, tag, header):
+    """Flat profile of pid's samples in data: shares per DSO bucket, thread
+    role and symbol; the per-bucket CPU per request (or per operation) is the
+    share times cpu_ms_per_unit. Writes <outdir>/<tag>.txt."""
     comms, dsos, syms = _samples(perf, data, pid)
     if os.environ.get("TB_BENCH_KEEP_PERF") != "1":
         os.remove(data)
     total = sum(n for n, _ in dsos)
     if not total:
-        return {"ok": False, "command": cmd, "error": f"no samples of pid {pid} on CPU {procs.SERVER_CPU}"}
+        return {"ok": False, "error": f"no samples of pid {pid} on CPU {procs.SERVER_CPU}"}
     buckets, roles = {}, {}
     for n, dso in dsos:
         buckets[bucket(dso)] = buckets.get(bucket(dso), 0) + n
@@ -115,18 +131,17 @@ def record(perf, handle, java_bin, seconds, measure_one, outdir, tag):
     top = [{"pct": round(100.0 * n / total, 2), "dso": dso, "bucket": bucket(dso), "symbol": sym[:160]}
            for n, (dso, sym) in syms[:25]]
     with open(os.path.join(outdir, tag + ".txt"), "w") as f:
-        f.write(f"# {' '.join(cmd)}; perf script, samples of pid {pid}\n# {total} samples; window: {rep.get('requests')} "
-                f"requests, {rep.get('cpu_ms_per_req')} ms CPU/request\n\n")
-        f.write("# thread roles\n")
+        f.write(f"# perf record -e cpu-clock -F 999 -C {procs.SERVER_CPU}; perf script, samples of pid {pid}\n"
+                f"# {total} samples; {header}\n\n# thread roles\n")
         f.writelines(f"{100.0 * n / total:6.2f}%  {k}\n" for k, n in sorted(roles.items(), key=lambda kv: -kv[1]))
         for title, rows, lim in (("threads (top 10)", comms[:10], 0), ("shared objects", dsos, 0.1),
                                  ("symbols", [(n, f"{d:24} {y}") for n, (d, y) in syms], 0.2)):
             f.write(f"\n# {title}\n")
             f.writelines(f"{100.0 * n / total:6.2f}%  {k}\n" for n, k in rows if 100.0 * n / total >= lim)
-    cpu = rep.get("cpu_ms_per_req")
     pct = {b: round(100.0 * buckets.get(b, 0) / total, 2) for b in BUCKETS if buckets.get(b)}
-    return {"ok": True, "command": cmd, "pid": pid, "samples": total, "rep": rep, "buckets_pct": pct,
-            "buckets_ms_per_req": {b: round(v / 100.0 * cpu, 5) for b, v in pct.items()} if cpu else {},
+    return {"ok": True, "pid": pid, "samples": total, "buckets_pct": pct,
+            "buckets_ms_per_req": {b: round(v / 100.0 * cpu_ms_per_unit, 6) for b, v in pct.items()}
+            if cpu_ms_per_unit else {},
             "threads_pct": {r: round(100.0 * n / total, 2) for r, n in sorted(roles.items(), key=lambda kv: -kv[1])},
             "top": top,
             "text": os.path.relpath(os.path.join(outdir, tag + ".txt"), os.path.dirname(os.path.dirname(outdir)))}

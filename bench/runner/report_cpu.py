@@ -18,6 +18,8 @@ def _cell(results, key):
 
 def _unit(cell):
     """Profiles are per request; the per-byte targets read better per MB."""
+    if cell.get("jmh"):
+        return "ms/op", 1.0
     return ("ms/MB", 1e6 / cell["size"]) if cell["size"] >= 65536 else ("ms/req", 1.0)
 
 
@@ -77,8 +79,17 @@ def miss_profiles(results):
         md.append(f"### MISS: {t['target']}\n")
         md.append(t["detail"] + "\n")
         keys = t.get("cells") or []
+        if t.get("jmh"):
+            pj = ((results.get("jmh") or {}).get("profiles") or {}).get(t["target"]) or {}
+            if not pj.get("ours"):
+                md.append("No profile of the benchmark in this run (--profile off, the profile cap, or no perf).\n")
+                continue
+            md.append("The benchmark re-run alone in the JMH process (`-f 0`, 2 × 1 s warm-up, one timed "
+                      "iteration) under perf; CPU per operation = 1000 / ops/s of that run.\n")
+            mk = lambda side: {"variant": pj[side]["variant"], "jmh": True, "profile": pj[side]}  # noqa: E731
+            md += compare(mk("ours"), mk("theirs") if pj.get("theirs") else None)
+            continue
         if not keys:
-            md.append("No server profile for a JMH line: the JMH table above has the figures.\n")
             continue
         ours, theirs = _cell(results, keys[0]), _cell(results, keys[1])
         md += compare(ours, theirs) if ours else ["(cell not found)\n"]
@@ -112,10 +123,15 @@ def probe_section(results, na):
     md.append("Every probed pass follows a plain repetition of the same variant; the tax is the median over those "
               "pairs of probed/plain (throughput, and server CPU per request from /proc). On-CPU time per request "
               "is the probe's own scheduler account (agnostic mode, the same for every provider), split by thread "
-              "role; TLSBridge cells also get the library's counters (provider mode). A shared machine scatters "
-              "single pairs by more than the few % the probe costs.\n")
+              "role; TLSBridge cells also get the library's counters (provider mode), which it hands over when it "
+              "frees a connection: SSL_read+SSL_write time and JNI calls cover only the connections freed inside "
+              "the window (keep-alive connections an engine user leaves to the Cleaner arrive later or never), "
+              "and the handshake time is the library's wall clock around SSL_do_handshake. A shared machine "
+              "scatters single pairs by more than the few % the probe costs; in client-bound cells (nginx) the "
+              "probe's per-syscall cost on the client shows as lost throughput.\n")
     md.append("| workload | variant | on-CPU ms/req: request threads / JIT / GC+VM / other | syscalls/req | "
-              "switches/req | TLSBridge: SSL_read+write ms/req, handshake ms/req, JNI calls/req | probe CPU ms/req "
+              "switches/req | TLSBridge library: handshakes / closes; SSL_read+write ms/req; ms per handshake; JNI "
+              "calls/req | probe CPU ms/req "
               "(own + in target) | tax: req/s with/without | tax: CPU/req with/without | pairs |")
     md.append("|" + "---|" * 10)
     for c in probes:
@@ -125,8 +141,9 @@ def probe_section(results, na):
         roles = per.get("by_role_ms_per_req", {})
         tb = "–"
         if per.get("ssl_read_ms_per_req") is not None:
-            tb = (f"{_f((per.get('ssl_read_ms_per_req') or 0) + (per.get('ssl_write_ms_per_req') or 0))}, "
-                  f"{_f(per.get('handshake_cpu_ms_per_req'))}, {_f(per.get('jni_calls_per_req'), 1)}")
+            tb = (f"{s.get('handshakes', 0)} / {s.get('closes', 0)}; "
+                  f"{_f((per.get('ssl_read_ms_per_req') or 0) + (per.get('ssl_write_ms_per_req') or 0))}; "
+                  f"{_f(per.get('handshake_ms_each'), 3)}; {_f(per.get('jni_calls_per_req'), 1)}")
         own = per.get("probe_cpu_ms_per_req")
         tgt = per.get("probe_target_est_ms_per_req")
         tax = pr.get("tax") or {}
@@ -140,8 +157,9 @@ def probe_section(results, na):
     ratios = [c["probe"]["tax"] for c in probes if (c["probe"].get("tax") or {}).get("throughput_ratio")]
     if ratios:
         import statistics
+        cpu = [r["server_cpu_per_req_ratio"] for r in ratios if r.get("server_cpu_per_req_ratio")]
         md.append(f"\nAcross the {len(ratios)} probed cells: throughput with the probe "
-                  f"{statistics.median(r['throughput_ratio'] for r in ratios):.3f}x of without (median), server CPU "
-                  f"per request {statistics.median(r['server_cpu_per_req_ratio'] for r in ratios if r.get('server_cpu_per_req_ratio')):.3f}x.")
+                  f"{statistics.median(r['throughput_ratio'] for r in ratios):.3f}x of without (median)" +
+                  (f", server CPU per request {statistics.median(cpu):.3f}x." if cpu else "."))
     md.append("\nCommand (per pass): `" + " ".join(probes[0]["probe"].get("command") or []) + "`\n")
     return md

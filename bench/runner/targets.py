@@ -125,4 +125,4 @@ def _jmh_line(j, name, bench, params, factor):
         return {"target": name, "status": "N/A", "detail": "not measured in this run"}
     return {"target": name, "status": "PASS" if ratio >= factor else "MISS",
             "detail": f"TLSBridge {a:,.0f} vs SunJSSE {b:,.0f} ops/s: {ratio:.2f}x (need >= {factor:.1f}x)",
-            "ours": a, "theirs": b}
+            "ours": a, "theirs": b, "jmh": {"bench": bench, "params": params}}

@@ -332,24 +332,17 @@ def _javac(ctx, jdk, srcs, cp, out):
 
 
 def find_bss(ctx):
-    """Issue 3's BenchmarkSSLSocket: wherever it lives under bench/, compiled
-    here against the tlsbridge jar (it needs nothing else)."""
+    """bench/sslsocket's BenchmarkSSLSocket (default package, one file),
+    compiled here against this tree's tlsbridge jar."""
     if ctx._bss is not None:
         return ctx._bss
-    srcs = [p for p in glob.glob(os.path.join(ctx.root, "bench", "**", "BenchmarkSSLSocket.java"), recursive=True)
-            if "/target/" not in p]
-    if not srcs:
-        ctx._bss = (None, None, "bench/.../BenchmarkSSLSocket.java does not exist yet (issue 3 not merged)")
+    src = os.path.join(ctx.root, "bench", "sslsocket", "src", "BenchmarkSSLSocket.java")
+    if not os.path.exists(src):
+        ctx._bss = (None, None, "bench/sslsocket/src/BenchmarkSSLSocket.java is missing")
         return ctx._bss
-    src = srcs[0]
-    pkg = re.search(r"^package\s+([\w.]+);", open(src).read(), re.M)
-    fqcn = (pkg.group(1) + "." if pkg else "") + "BenchmarkSSLSocket"
-    # compile the whole source tree it sits in, in case it has helpers
-    root = src[:src.index("/java/") + 6] if "/java/" in src else os.path.dirname(src)
-    all_srcs = glob.glob(os.path.join(root, "**", "*.java"), recursive=True)
     out = os.path.join(ctx.workdir, "classes", "bss")
-    ok, msg = _javac(ctx, "17", all_srcs, ctx.tlsbridge_jar, out)
-    ctx._bss = (fqcn, out + ":" + ctx.tlsbridge_jar, None) if ok else (None, None, "javac failed: " + msg)
+    ok, msg = _javac(ctx, "17", [src], ctx.tlsbridge_jar, out)
+    ctx._bss = ("BenchmarkSSLSocket", out + ":" + ctx.tlsbridge_jar, None) if ok else (None, None, "javac failed: " + msg)
     return ctx._bss
 
 
