@@ -130,7 +130,7 @@ def probe_section(results, na):
               "scatters single pairs by more than the few % the probe costs; in client-bound cells (nginx) the "
               "probe's per-syscall cost on the client shows as lost throughput.\n")
     md.append("| workload | variant | on-CPU ms/req: request threads / JIT / GC+VM / other | syscalls/req | "
-              "switches/req | TLSBridge library: handshakes / closes; SSL_read+write ms/req; ms per handshake; JNI "
+              "switches/req | TLSBridge library: handshakes (resumed) / closes; SSL_read+write ms/req; ms per handshake; JNI "
               "calls/req | probe CPU ms/req "
               "(own + in target) | tax: req/s with/without | tax: CPU/req with/without | pairs |")
     md.append("|" + "---|" * 10)
@@ -141,7 +141,7 @@ def probe_section(results, na):
         roles = per.get("by_role_ms_per_req", {})
         tb = "–"
         if per.get("ssl_read_ms_per_req") is not None:
-            tb = (f"{s.get('handshakes', 0)} / {s.get('closes', 0)}; "
+            tb = (f"{s.get('handshakes', 0)} ({s.get('resumed', 0)} resumed) / {s.get('closes', 0)}; "
                   f"{_f((per.get('ssl_read_ms_per_req') or 0) + (per.get('ssl_write_ms_per_req') or 0))}; "
                   f"{_f(per.get('handshake_ms_each'), 3)}; {_f(per.get('jni_calls_per_req'), 1)}")
         own = per.get("probe_cpu_ms_per_req")
