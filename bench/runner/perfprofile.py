@@ -120,6 +120,11 @@ def analyze(perf, data, pid, cpu_ms_per_unit, outdir, tag, header):
     comms, dsos, syms = _samples(perf, data, pid)
     if os.environ.get("TB_BENCH_KEEP_PERF") != "1":
         os.remove(data)
+        # the JVM's perf map (jcmd Compiler.perfmap / DumpPerfMapAtExit)
+        # is only needed to read this profile
+        jmap = f"/tmp/perf-{pid}.map"
+        if os.path.exists(jmap):
+            os.remove(jmap)
     total = sum(n for n, _ in dsos)
     if not total:
         return {"ok": False, "error": f"no samples of pid {pid} on CPU {procs.SERVER_CPU}"}
