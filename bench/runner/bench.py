@@ -22,6 +22,7 @@ import measure  # noqa: E402
 import pki  # noqa: E402
 import plan  # noqa: E402
 import probe  # noqa: E402
+import perfprofile as perfprof  # noqa: E402
 import report  # noqa: E402
 import suites  # noqa: E402
 import variants  # noqa: E402
@@ -30,8 +31,26 @@ import verify  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
+T0 = time.monotonic()
+# wall time per phase of the run and how often it ran: what the estimate of
+# a full run is calibrated on (results.json meta.phases)
+PHASES = {}
+
+
+class phase:
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        self.t = time.monotonic()
+
+    def __exit__(self, *exc):
+        s, n = PHASES.get(self.name, (0.0, 0))
+        PHASES[self.name] = (s + time.monotonic() - self.t, n + 1)
+
+
 def log(msg):
-    print(f"\033[1m[bench]\033[0m {msg}", file=sys.stderr, flush=True)
+    print(f"\033[1m[bench {time.monotonic() - T0:5.0f}s]\033[0m {msg}", file=sys.stderr, flush=True)
 
 
 def parse(argv):
@@ -50,15 +69,31 @@ def parse(argv):
     ap.add_argument("--newconn-size", type=int, default=1024, help="body size of new-connection/resumed cells")
     ap.add_argument("--jmh", choices=["on", "off"], default="on")
     ap.add_argument("--probe", choices=["off", "primary", "all"], default="primary",
-                    help="extra pass with tlsbridge-probe attached (when it exists)")
+                    help="extra passes with tlsbridge-probe attached: on the primary suite's smallest size per "
+                         "mode and the plain floors (primary), on every cell (all)")
+    ap.add_argument("--probe-passes", type=int, help="probed passes per variant and probed cell, each right after "
+                    "a plain repetition (the pair gives the probe's tax)")
+    ap.add_argument("--profile", choices=["off", "miss", "all"], default="miss",
+                    help="perf profiles: of the cells of every missed target and of tlsbridge's and SunJSSE's "
+                         "Tomcat keep-alive 1 KiB and new-connection cells (miss), of every cell (all)")
+    ap.add_argument("--profile-seconds", type=float, help="length of one perf profile")
+    ap.add_argument("--profile-max", type=int, help="at most this many profiles in the run (0: no limit; "
+                    "--quick: 4)")
     ap.add_argument("--out", help="results directory (default bench/results/<timestamp>)")
     ap.add_argument("--list", action="store_true", help="list variants and suites, then exit")
     o = ap.parse_args(argv)
     q = o.quick
-    o.duration = o.duration or (2.0 if q else 4.0)
+    # The full run's shape fits 45 minutes on a quiet 2-vCPU machine (see
+    # plan.estimate_seconds, calibrated on measured phase times): 3 s windows
+    # still hold 10^3 handshakes or 10^5 keep-alive requests per repetition.
+    # --quick has no pre-roll: the warm-up has just driven every mode.
+    o.duration = o.duration or (2.0 if q else 3.0)
     o.reps = o.reps or (1 if q else 3)
-    o.warmup = o.warmup if o.warmup is not None else (4.0 if q else 4.0)
-    o.preroll = o.preroll if o.preroll is not None else (0.5 if q else 1.0)
+    o.warmup = o.warmup if o.warmup is not None else (2.0 if q else 4.0)
+    o.preroll = o.preroll if o.preroll is not None else (0.0 if q else 1.0)
+    o.probe_passes = max(1, min(o.probe_passes or 1, o.reps))
+    o.profile_seconds = o.profile_seconds or (2.0 if q else 3.0)
+    o.profile_max = o.profile_max if o.profile_max is not None else (4 if q else 0)
     return o
 
 
@@ -85,12 +120,16 @@ def main(argv):
     os.makedirs(os.path.join(work, "logs"), exist_ok=True)
     started = time.time()
 
-    jar = sorted(glob.glob(os.path.expanduser("~/.m2/repository/org/tlsbridge/tlsbridge/*/tlsbridge-*.jar")))
-    jar = [j for j in jar if not j.endswith(("-sources.jar", "-javadoc.jar"))]
+    # this tree's own jar (scripts/bench just built it); ~/.m2's copy only
+    # when the tree has none, since other checkouts install there too
+    jar = [j for pat in ("target/tlsbridge-*.jar", os.path.expanduser("~/.m2/repository/org/tlsbridge/tlsbridge/*/tlsbridge-*.jar"))
+           for j in sorted(glob.glob(os.path.join(ROOT, pat)))
+           if not j.endswith(("-sources.jar", "-javadoc.jar", "-tests.jar"))]
+    jar = jar[:1]
     java17 = os.environ.get("TB_JAVA17") or shutil.which("java")
     java25 = os.environ.get("TB_JAVA25") or (
         "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java" if os.path.exists("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java") else None)
-    ctx = variants.Ctx(ROOT, work, pki.make(os.path.join(work, "pki")), java17, java25, jar[-1] if jar else None)
+    ctx = variants.Ctx(ROOT, work, pki.make(os.path.join(work, "pki")), java17, java25, jar[0] if jar else None)
 
     chosen = [v for v in allv if (v.name in o.variants if o.variants else (v.in_quick or not o.quick))]
     unknown = set(o.variants or []) - {v.name for v in allv}
@@ -104,13 +143,22 @@ def main(argv):
     for name, why in notavail.items():
         log(f"NOT AVAILABLE in this build: {name}: {why}")
     probe_bin, probe_why = probe.find(ROOT)
+    if probe_bin:
+        probe_why = probe.usable(probe_bin)
+        probe_bin = None if probe_why else probe_bin
     if o.probe != "off" and not probe_bin:
         log(f"NOT AVAILABLE in this build: probe pass: {probe_why}")
+    perf, perf_why = perfprof.available() if o.profile != "off" else (None, "--profile off")
+    if o.profile != "off" and not perf:
+        log(f"NOT AVAILABLE: perf profiles: {perf_why}")
+    ctx.perf = perf
+    ctx.probe = probe_bin
 
     groups = plan.build(o)
     tls_v = [v for v in avail if v.tls]
     plain_v = [v for v in avail if not v.tls]
-    est = plan.estimate_seconds(groups, avail, o)
+    est_parts = {}
+    est = plan.estimate_seconds(groups, avail, o, est_parts)
     log(f"{len(groups)} server configurations, {sum(len(g.cells) for g in groups)} workloads, "
         f"{len(tls_v)} TLS + {len(plain_v)} plain variants; estimated {est / 60:.1f} min")
 
@@ -119,13 +167,18 @@ def main(argv):
                         "options": {k: v for k, v in vars(o).items() if k != "list"},
                         "jvm_flags": variants.JVM_FLAGS, "jdk25_extra_flags": variants.JDK25_EXTRA,
                         "pinning": {"server_cpu": variants.procs.SERVER_CPU, "client_cpu": variants.procs.CLIENT_CPU},
-                        "results_dir": out},
+                        "results_dir": out,
+                        "estimate_s": {k: round(v) for k, v in est_parts.items()}},
                "variants": {v.name: dict(v.describe(), available=v.name not in notavail,
                                          reason=notavail.get(v.name, "")) for v in chosen},
                "cells": [], "not_available": [{"what": k, "why": w} for k, w in notavail.items()],
                "commands": {"servers": {}, "clients": {}}}
     if o.probe != "off" and not probe_bin:
         results["not_available"].append({"what": "probe pass", "why": probe_why})
+    if o.profile != "off" and not perf:
+        results["not_available"].append({"what": "perf profiles", "why": perf_why})
+    if probe_bin:
+        results["meta"]["probe"] = probe_bin
     tomcat_version = None
 
     for g in groups:
@@ -137,10 +190,11 @@ def main(argv):
         handles = []
         for v in vs:
             try:
-                if isinstance(v, variants.Nginx):
-                    h = v.start(ctx, g.suite, sizes=sorted({n for _, n in g.cells}))
-                else:
-                    h = v.start(ctx, g.suite)
+                with phase("server start"):
+                    if isinstance(v, variants.Nginx):
+                        h = v.start(ctx, g.suite, sizes=sorted({n for _, n in g.cells}))
+                    else:
+                        h = v.start(ctx, g.suite)
             except variants.StartError as e:
                 msg = str(e).strip().splitlines()
                 reason = next((ln for ln in msg if "UNAVAILABLE" in ln), msg[-1] if msg else "failed to start")
@@ -157,17 +211,24 @@ def main(argv):
             handles.append(h)
             log(f"  {v.name} listening on {h.port} (pid {h.proc.pid})")
         try:
-            warm(handles, g, o, work)
+            with phase("warm-up"):
+                warm(handles, g, o, work)
             for mode, size in g.cells:
-                run_cell(results, handles, g, mode, size, o, work, probe_bin)
+                cells = run_cell(results, handles, g, mode, size, o, work, probe_bin)
+                with phase("perf profile"):
+                    profile_cell(results, cells, ctx, g, mode, size, o, work)
         finally:
-            for h in handles:
-                h.stop()
+            with phase("server stop"):
+                for h in handles:
+                    h.stop()
         write(results, out, ctx, tomcat_version, started, o)
 
     if o.jmh == "on":
         log("JMH microbenchmarks")
-        results["jmh"] = jmh.run(ctx, o.quick, work, log)
+        with phase("JMH"):
+            results["jmh"] = jmh.run(ctx, o.quick, work, log)
+        with phase("perf profile"):
+            profile_jmh(results, ctx, o, work)
         if results["jmh"].get("ok") is False:
             log("JMH failed: " + results["jmh"].get("reason", ""))
     write(results, out, ctx, tomcat_version, started, o, final=True)
@@ -205,6 +266,13 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
         if mode == "keepalive" and not getattr(h, "keepalive", True):
             cells[h]["notes"].append("the server closes after each response (JSS semantics): wrk reconnected "
                                      "for every request, so this is not a keep-alive figure")
+    # primary: the primary suite's smallest size per mode and the plain
+    # floors; --quick: its keep-alive cell only
+    primary = g.suite.key in (plan.PRIMARY, "plain") and size == min(n for m, n in g.cells if m == mode)
+    if o.quick:
+        primary = primary and g.suite.key == plan.PRIMARY and mode == "keepalive"
+    probed = bool(probe_bin) and (o.probe == "all" or (o.probe == "primary" and primary))
+    pairs = {h: [] for h in cells}
     for rep in range(o.reps):
         order = list(cells)
         k = rep % len(order) if order else 0
@@ -212,25 +280,31 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
             if not h.proc.alive():
                 continue
             if rep == 0 and o.preroll > 0:
-                measure.drive(h, mode, size, o.preroll, o, work, g.suite)
-            r, cmd = measure.one(h, mode, size, o.duration, o, work, g.suite)
+                with phase("preroll"):
+                    measure.drive(h, mode, size, o.preroll, o, work, g.suite)
+            with phase(f"rep {mode}"):
+                r, cmd = measure.one(h, mode, size, o.duration, o, work, g.suite)
             r["rep"] = rep + 1
             cells[h]["reps"].append(r)
             results["commands"]["clients"][f"{mode} {g.suite.key}"] = cmd
-            log(f"  {mode:9} {size:>8} {h.variant.name:24} rep {rep + 1}: {r['req_per_s']:>9.1f} req/s "
-                f"{(r['cpu_ms_per_req'] or 0):.4f} ms/req srv {r['server_util']:.2f} cli {r['client_util'] or 0:.2f} "
-                f"others {r['others_on_server_cpu'] or 0:.2f} err {r['errors']} {'ok' if r['verified'].get('ok') else 'UNVERIFIED ' + str(r['verified'].get('seen'))}")
-    if probe_bin and (o.probe == "all" or (o.probe == "primary" and g.suite.key in (plan.PRIMARY, "plain")
-                                           and size == min(n for m, n in g.cells if m == mode))):
-        for h in cells:
-            if not h.proc.alive():
-                continue
-            is_tb = h.variant.provider == "TLSBridge"
-            a = probe.Attached(probe_bin, h.proc.pid, o.duration, is_tb, os.path.join(work, "logs", "probe.log"))
-            r, _ = measure.one(h, mode, size, o.duration, o, work, g.suite)
-            s = a.finish()
-            cells[h]["probe"] = {"command": a.cmd, "rep": r, "summary": probe.split(s, r["requests"]),
-                                 "ok": s is not None}
+            log_rep(mode, size, h.variant.name, f"rep {rep + 1}", r)
+            # probed passes in the last rounds, each right after a plain
+            # repetition of the same variant: the pair gives the probe's tax
+            if probed and rep >= o.reps - o.probe_passes and h.proc.alive():
+                with phase(f"probe pass {mode}"):
+                    pp = probe.run_pass(probe_bin, h,
+                                        lambda h=h: measure.one(h, mode, size, o.duration, o, work, g.suite),
+                                        os.path.join(work, "logs", "probe.log"))
+                cells[h].setdefault("probe_passes", []).append(pp)
+                if pp.get("rep"):
+                    pairs[h].append((r, pp["rep"]))
+                    log_rep(mode, size, h.variant.name, "probed", pp["rep"])
+    for h, c in cells.items():
+        passes = c.pop("probe_passes", [])
+        if passes:
+            last = next((x for x in reversed(passes) if x.get("ok")), passes[-1])
+            c["probe"] = dict(last, passes=len(passes), tax=probe.tax(pairs[h]),
+                              errors=[x["error"] for x in passes if x.get("error")])
     for h, c in cells.items():
         if not c["reps"]:
             continue
@@ -246,12 +320,90 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
         if c["bottleneck"] == "client":
             c["notes"].append(f"client-bound: {c['client']} used its whole CPU while the server did not")
         results["cells"].append(c)
+    return cells
+
+
+def log_rep(mode, size, name, what, r):
+    log(f"  {mode:9} {size:>8} {name:24} {what}: {r['req_per_s']:>9.1f} req/s "
+        f"{(r['cpu_ms_per_req'] or 0):.4f} ms/req srv {r['server_util'] or 0:.2f} cli {r['client_util'] or 0:.2f} "
+        f"others {r['others_on_server_cpu'] or 0:.2f} err {r['errors']} "
+        f"{'ok' if r['verified'].get('ok') else 'UNVERIFIED ' + str(r['verified'].get('seen'))}")
+
+
+# Where tlsbridge's CPU goes, whatever the targets say: its Tomcat cells and
+# SunJSSE's next to them, keep-alive 1 KiB and new connection, primary suite.
+ALWAYS_PROFILE = {"tomcat-tlsbridge", "tomcat-sunjsse"}
+
+
+def profile_cell(results, cells, ctx, g, mode, size, o, work):
+    if not getattr(ctx, "perf", None) or not cells:
+        return
+    want = []  # ALWAYS_PROFILE first (a --profile-max cap keeps them), then the misses' cells
+    if o.profile == "all":
+        want = [h.variant.name for h in cells]
+    elif o.profile == "miss":
+        here = (mode, size, g.suite.key)
+        if g.suite.key == plan.PRIMARY and size == 1024 and mode in ("keepalive", "newconn"):
+            want += sorted(ALWAYS_PROFILE, reverse=True)
+        for t in report.targets(results):
+            if t["status"] == "MISS":
+                want += [v for v, m, n, sk in t.get("cells", []) if (m, n, sk) == here and v not in want]
+    by_name = {h.variant.name: h for h in cells}
+    for name in want:
+        h = by_name.get(name)
+        c = cells.get(h)
+        if not h or not h.proc.alive() or not c["reps"]:
+            continue
+        if not profiles_left(o):
+            log(f"  profile of {name} skipped: --profile-max {o.profile_max} reached")
+            c["profile"] = {"ok": False, "error": f"not taken: --profile-max {o.profile_max} reached"}
+            continue
+        tag = f"{h.variant.name}-{mode}-{size}-{g.suite.key}"
+        java = ctx.java.get(h.variant.jdk) if h.variant.jdk else None
+        with phase("perf profile one"):
+            pr = perfprof.record(ctx.perf, h, java, o.profile_seconds,
+                                 lambda h=h: measure.one(h, mode, size, o.profile_seconds + 1, o, work, g.suite),
+                                 os.path.join(work, "profiles"), tag)
+        c["profile"] = pr
+        if pr.get("ok"):
+            top = ", ".join(f"{k} {v:.0f}%" for k, v in sorted(pr["buckets_pct"].items(), key=lambda kv: -kv[1])[:4])
+            log(f"  profile {tag}: {pr['samples']} samples: {top}")
+        else:
+            log(f"  profile {tag} failed: {pr.get('error')}")
+
+
+def profiles_left(o):
+    return not o.profile_max or PHASES.get("perf profile one", (0, 0))[1] < o.profile_max
+
+
+def profile_jmh(results, ctx, o, work):
+    """Each missed JMH target: the benchmark profiled for TLSBridge and for
+    SunJSSE with the same parameters."""
+    if not getattr(ctx, "perf", None) or o.profile == "off" or not (results.get("jmh") or {}).get("ok"):
+        return
+    out = results["jmh"].setdefault("profiles", {})
+    for t in report.targets(results):
+        spec = t.get("jmh")
+        if t["status"] != "MISS" or not spec:
+            continue
+        for side, prov in (("ours", "TLSBridge"), ("theirs", "SunJSSE")):
+            if not profiles_left(o):
+                log(f"  profile of JMH {spec['bench']} {prov} skipped: --profile-max {o.profile_max} reached")
+                continue
+            params = dict(spec["params"], provider=prov)
+            tag = "jmh-" + spec["bench"] + "-" + "-".join(v for _, v in sorted(params.items()))
+            with phase("perf profile one"):
+                pr = jmh.profile(ctx, ctx.perf, spec["bench"], params, o.profile_seconds, work, tag)
+            out.setdefault(t["target"], {})[side] = dict(pr, variant=f"{prov} (JMH)", jmh=True)
+            log(f"  profile {tag}: " + (f"{pr['samples']} samples" if pr.get("ok") else f"failed: {pr.get('error')}"))
 
 
 def write(results, out, ctx, tomcat_version, started, o, final=False):
     results["meta"]["versions"] = envinfo.collect(ctx, tomcat_version) if final or "versions" not in results["meta"] \
         else results["meta"]["versions"]
     results["meta"]["elapsed_s"] = round(time.time() - started, 1)
+    results["meta"]["phases"] = {k: {"seconds": round(s, 1), "count": n, "each_s": round(s / n, 2)}
+                                 for k, (s, n) in sorted(PHASES.items())}
     results["targets"] = report.targets(results)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=1, default=str)

@@ -46,9 +46,11 @@ def collect(ctx, tomcat_version):
         "jss": dpkg("libjss-java"),
         "nss": dpkg("libnss3"),
         "jmh": "1.37",
+        "perf": _first(["perf", "--version"], r"perf version (\S+)"),
         "kernel": platform.release(),
         "cpu": cpu,
         "cpus": os.cpu_count(),
         "tlsbridge_git": git,
         "tlsbridge_jar": ctx.tlsbridge_jar,
+        "tlsbridge_probe": getattr(ctx, "probe", None),
     }

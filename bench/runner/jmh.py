@@ -13,7 +13,7 @@ def run(ctx, quick, workdir, log):
     t = os.path.join(ctx.root, "bench", "jmh", "target")
     if not os.path.exists(os.path.join(t, "classpath.txt")):
         return {"available": False, "reason": "bench/jmh is not built"}
-    cp = os.path.join(t, "classes") + ":" + open(os.path.join(t, "classpath.txt")).read().strip()
+    cp = os.path.join(t, "classes") + ":" + ctx.local_cp(open(os.path.join(t, "classpath.txt")).read())
     out = os.path.join(workdir, "jmh.json")
     if quick:
         # smoke shape: one size and buffer kind, one key; SunJSSE is far
@@ -49,3 +49,43 @@ def ratio(res, bench, params, num="TLSBridge", den="SunJSSE"):
         return None
     a, b = score(num), score(den)
     return (a / b if a and b else None), a, b
+
+
+def profile(ctx, perf, bench, params, seconds, workdir, tag):
+    """A perf profile of one JMH benchmark (one parameter set), run in the
+    JMH process itself (-f 0) pinned to the server CPU so its pid is known;
+    the JVM writes its perf map at exit for the JIT-compiled frames. CPU per
+    operation is taken as 1000/score ms (one busy benchmark thread); the
+    profile covers the short warm-up too."""
+    import perfprofile
+    t = os.path.join(ctx.root, "bench", "jmh", "target")
+    cp = os.path.join(t, "classes") + ":" + ctx.local_cp(open(os.path.join(t, "classpath.txt")).read())
+    outdir = os.path.join(workdir, "profiles")
+    os.makedirs(outdir, exist_ok=True)
+    res = os.path.join(outdir, tag + ".json")
+    ps = [x for k, v in sorted(params.items()) for x in ("-p", f"{k}={v}")]
+    cmd = procs.pinned(procs.SERVER_CPU, [ctx.java["17"], "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit"]
+                       + variants.JVM_FLAGS + ["-cp", cp, "org.openjdk.jmh.Main", "-f", "0", "-wi", "2", "-w", "1s",
+                                               "-i", "1", "-r", f"{int(seconds)}s", "-rf", "json", "-rff", res]
+                       + ps + [bench + "$"])
+    data = os.path.join(outdir, tag + ".data")
+    pcmd, pp = perfprofile.start(perf, data, 120)
+    env = dict(os.environ, TB_BENCH_PKI=ctx.pki)
+    with open(os.path.join(workdir, "logs", "jmh-profile.log"), "a") as lf:
+        lf.write("$ " + " ".join(cmd) + "\n")
+        lf.flush()
+        p = subprocess.Popen(cmd, env=env, stdout=lf, stderr=subprocess.STDOUT)
+        try:
+            rc = p.wait(120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
+    perfprofile.finish(pp, 60, stop=True)
+    if rc != 0 or not os.path.exists(res) or not os.path.exists(data):
+        return {"ok": False, "command": cmd, "error": f"JMH exited {rc} (logs/jmh-profile.log)"}
+    score = json.load(open(res))[0]["primaryMetric"]["score"]
+    ms_per_op = 1000.0 / score if score else None
+    r = perfprofile.analyze(perf, data, p.pid, ms_per_op, outdir, tag,
+                            f"JMH {bench} {params}: {score:,.0f} ops/s, ~{ms_per_op:.5f} ms CPU/op")
+    r.update({"command": cmd, "perf_command": pcmd, "rep": {"cpu_ms_per_req": ms_per_op, "ops_per_s": score}})
+    return r

@@ -32,7 +32,9 @@ FULL = {
     "t12-ec-aes128": ("keepalive:16384", "newconn"),
 }
 OTHER = ("keepalive:16384",)
-QUICK = {"t13-aes128": ("keepalive*", "newconn", "resumed"), "t12-rsa-aes128": ("keepalive*", "newconn")}
+# The smoke check: every mode on the primary suite, TLS 1.2 handshakes (the
+# client-side suite pin) on a second one.
+QUICK = {"t13-aes128": ("keepalive*", "newconn", "resumed"), "t12-rsa-aes128": ("newconn",)}
 
 
 def build(opts):
@@ -69,13 +71,51 @@ def build(opts):
     return groups
 
 
-def estimate_seconds(groups, variants, opts):
+# Wall seconds per event beyond the load's own duration, from the phase
+# timings of runs on the 2-vCPU machine (results.json meta.phases), rounded
+# up: a server start, a group's stop, a load run's set-up and verification
+# (wrk / siege), the probe's attach and calibration, a profile's perf
+# start, jcmd and perf script.
+COST = {"start": 1.5, "stop": 2.0, "wrk": 0.2, "siege": 1.2, "probe": 0.6, "profile": 2.0,
+        "jmh_full": 200.0, "jmh_quick": 25.0}
+# profiles a full run takes: the four always taken plus the cells of a
+# plausible number of missed targets
+FULL_PROFILES = 14
+
+
+def _load(mode, seconds):
+    # wrk and siege take whole seconds (at least one)
+    return max(1, int(round(seconds))) + COST["siege" if mode == "newconn" else "wrk"]
+
+
+def estimate_seconds(groups, variants, opts, parts=None):
+    """Seconds the run will take; parts (a dict) receives the breakdown."""
     import variants as V
-    total = 0.0
+    parts = {} if parts is None else parts
+
+    def add(k, x):
+        parts[k] = parts.get(k, 0.0) + x
     for g in groups:
         vs = [v for v in variants if v.tls == g.tls and any(V.serves(v, m, n, g) for m, n in g.cells)]
-        total += len(vs) * (3.5 + opts.warmup)
+        if not vs:
+            continue
+        add("server start+stop", len(vs) * COST["start"] + COST["stop"])
+        for v in vs:
+            modes = {m for m, n in g.cells if V.serves(v, m, n, g)}
+            add("warm-up", sum(_load(m, max(1.0, opts.warmup / len(modes))) for m in modes) if opts.warmup > 0 else 0)
         for m, n in g.cells:
             k = sum(1 for v in vs if V.serves(v, m, n, g))
-            total += k * (opts.reps * (opts.duration + 1.2) + opts.preroll)
-    return total
+            add(f"reps {m}", k * opts.reps * _load(m, opts.duration))
+            if opts.preroll > 0:
+                add("preroll", k * _load(m, opts.preroll))
+            probed = opts.probe == "all" or (opts.probe == "primary" and g.suite.key in (PRIMARY, "plain") and
+                                             n == min(x for y, x in g.cells if y == m) and
+                                             (not opts.quick or (g.suite.key == PRIMARY and m == "keepalive")))
+            if probed:
+                add("probe passes", k * opts.probe_passes * (_load(m, opts.duration) + COST["probe"]))
+    if opts.profile != "off":
+        n = opts.profile_max or FULL_PROFILES
+        add("perf profiles", n * (_load("keepalive", opts.profile_seconds + 1) + COST["profile"]))
+    if opts.jmh == "on":
+        add("JMH", COST["jmh_quick" if opts.quick else "jmh_full"])
+    return sum(parts.values())

@@ -58,6 +58,12 @@ def tree(pid):
     return out
 
 
+def busiest(pid):
+    """The process of pid's tree that used the most CPU: the JVM itself, or
+    nginx's worker rather than its master."""
+    return max(tree(pid), key=lambda p: (cpu_seconds([p]), p))
+
+
 def cpu_seconds(pids):
     """utime+stime of the given processes, in seconds (tick resolution)."""
     t = 0

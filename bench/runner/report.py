@@ -4,6 +4,7 @@ import os
 import re
 
 import charts
+import report_cpu
 import suites
 import targets as T
 
@@ -97,12 +98,14 @@ def write(results, out):
     md.append("")
     misses = [t for t in results.get("targets", []) if t["status"] == "MISS"]
     if misses:
-        md.append("A MISS is reported as measured; the profile section says where the time goes.\n")
+        md.append("A MISS is reported as measured; the next section profiles each one.\n")
+    md += report_cpu.miss_profiles(results)
+    md += report_cpu.tlsbridge_cpu(results)
 
     md.append("## Versions\n")
     md.append("| component | version |\n|---|---|")
-    for k in ("jdk17", "jdk25", "openssl", "tomcat", "nginx", "siege", "wrk", "jss", "nss", "jmh", "kernel", "cpu",
-              "cpus", "tlsbridge_git", "tlsbridge_jar"):
+    for k in ("jdk17", "jdk25", "openssl", "tomcat", "nginx", "siege", "wrk", "jss", "nss", "jmh", "perf", "kernel",
+              "cpu", "cpus", "tlsbridge_git", "tlsbridge_jar", "tlsbridge_probe"):
         md.append(f"| {k} | {v.get(k, '–')} |")
     md.append(f"| JVM flags (every Java server) | `{' '.join(meta['jvm_flags'])}` "
               f"(+ `{' '.join(meta['jdk25_extra_flags'])}` on JDK 25) |")
@@ -172,23 +175,7 @@ def write(results, out):
                           f"{row['score']:,.0f} | {fmt(row.get('error'), 0)} | {ratio} |")
             md.append(f"\nCommand: `{' '.join(j['command'])}`\n")
 
-    probes = [c for c in results["cells"] if c.get("probe")]
-    md.append("## Probe pass (tlsbridge-probe attached)\n")
-    if not probes:
-        why = next((x["why"] for x in na if x["what"] == "probe pass"), "no probe pass in this run")
-        md.append(f"Not run: {why}\n")
-    else:
-        md.append("| workload | variant | on-CPU ms/req (probe) | CPU ms/req (/proc, same pass) | probe's own ms/req | "
-                  "handshakes | syscalls/req | negotiated (probe) |\n|---|---|---|---|---|---|---|---|")
-        for c in probes:
-            pr = c["probe"]
-            s = pr.get("summary") or {}
-            per = s.get("per_request", {})
-            md.append(f"| {c['mode']} {size_label(c['size'])} {c['suite_key']} | {c['variant']} | "
-                      f"{fmt(per.get('on_cpu_ms_per_req'), 4)} | {fmt(pr['rep'].get('cpu_ms_per_req'), 4)} | "
-                      f"{fmt(per.get('probe_cpu_ms_per_req'), 4)} | {s.get('handshakes', '–')} | "
-                      f"{fmt(per.get('syscalls_per_req'), 2)} | {s.get('suites') or '–'} |")
-        md.append("")
+    md += report_cpu.probe_section(results, na)
 
     md.append("## Exact commands\n")
     md.append("Servers (one per variant and suite configuration):\n")

@@ -55,7 +55,12 @@ def _line(name, ours, theirs, metric, factor, op="le"):
     if unverified:
         status = "UNVERIFIED"
         detail += f"; negotiated suite not proven for {', '.join(unverified)}"
-    return {"target": name, "status": status, "detail": detail, "ours": a, "theirs": b}
+    return {"target": name, "status": status, "detail": detail, "ours": a, "theirs": b,
+            "cells": [cell_key(ours), cell_key(theirs)]}
+
+
+def cell_key(c):
+    return [c["variant"], c["mode"], c["size"], c["suite_key"]]
 
 
 def evaluate(results):
@@ -120,4 +125,4 @@ def _jmh_line(j, name, bench, params, factor):
         return {"target": name, "status": "N/A", "detail": "not measured in this run"}
     return {"target": name, "status": "PASS" if ratio >= factor else "MISS",
             "detail": f"TLSBridge {a:,.0f} vs SunJSSE {b:,.0f} ops/s: {ratio:.2f}x (need >= {factor:.1f}x)",
-            "ours": a, "theirs": b}
+            "ours": a, "theirs": b, "jmh": {"bench": bench, "params": params}}

@@ -29,11 +29,22 @@ class Ctx:
         self.ffm_jar = None
         st = os.path.join(root, "bench", "server", "target")
         if os.path.exists(os.path.join(st, "classpath.txt")):
-            self.server_cp = os.path.join(st, "classes") + ":" + open(os.path.join(st, "classpath.txt")).read().strip()
+            self.server_cp = os.path.join(st, "classes") + ":" + self.local_cp(open(os.path.join(st, "classpath.txt")).read())
         ffm = glob.glob(os.path.join(st, "ffm", "*", "lib", "tomcat-coyote-ffm.jar"))
         self.ffm_jar = ffm[0] if ffm else None
         self._bss = None
         self._jss = None
+
+    def local_cp(self, cp):
+        """A Maven class path with the tlsbridge jar of ~/.m2 replaced by this
+        tree's own: ~/.m2 is shared with every other checkout on the machine,
+        and a later `mvn install` elsewhere must not change what is measured."""
+        out = []
+        for e in cp.strip().split(":"):
+            if self.tlsbridge_jar and re.search(r"/org/tlsbridge/tlsbridge/[^/]+/tlsbridge-[^/]+\.jar$", e):
+                e = self.tlsbridge_jar
+            out.append(e)
+        return ":".join(out)
 
     def java_cmd(self, jdk):
         j = self.java.get(jdk)
@@ -321,33 +332,31 @@ def _javac(ctx, jdk, srcs, cp, out):
 
 
 def find_bss(ctx):
-    """Issue 3's BenchmarkSSLSocket: wherever it lives under bench/, compiled
-    here against the tlsbridge jar (it needs nothing else)."""
+    """bench/sslsocket's BenchmarkSSLSocket (default package, one file),
+    compiled here against this tree's tlsbridge jar."""
     if ctx._bss is not None:
         return ctx._bss
-    srcs = [p for p in glob.glob(os.path.join(ctx.root, "bench", "**", "BenchmarkSSLSocket.java"), recursive=True)
-            if "/target/" not in p]
-    if not srcs:
-        ctx._bss = (None, None, "bench/.../BenchmarkSSLSocket.java does not exist yet (issue 3 not merged)")
+    src = os.path.join(ctx.root, "bench", "sslsocket", "src", "BenchmarkSSLSocket.java")
+    if not os.path.exists(src):
+        ctx._bss = (None, None, "bench/sslsocket/src/BenchmarkSSLSocket.java is missing")
         return ctx._bss
-    src = srcs[0]
-    pkg = re.search(r"^package\s+([\w.]+);", open(src).read(), re.M)
-    fqcn = (pkg.group(1) + "." if pkg else "") + "BenchmarkSSLSocket"
-    # compile the whole source tree it sits in, in case it has helpers
-    root = src[:src.index("/java/") + 6] if "/java/" in src else os.path.dirname(src)
-    all_srcs = glob.glob(os.path.join(root, "**", "*.java"), recursive=True)
     out = os.path.join(ctx.workdir, "classes", "bss")
-    ok, msg = _javac(ctx, "17", all_srcs, ctx.tlsbridge_jar, out)
-    ctx._bss = (fqcn, out + ":" + ctx.tlsbridge_jar, None) if ok else (None, None, "javac failed: " + msg)
+    ok, msg = _javac(ctx, "17", [src], ctx.tlsbridge_jar, out)
+    ctx._bss = ("BenchmarkSSLSocket", out + ":" + ctx.tlsbridge_jar, None) if ok else (None, None, "javac failed: " + msg)
     return ctx._bss
 
 
-def _socket_start(self, ctx, suite, argv, extra_jvm, cp, fqcn):
-    port = procs.free_port()
+def _socket_start(self, ctx, suite, argv, extra_jvm, cp, fqcn, listening=None):
+    """listening: the prefix of the line in which the server names the port
+    it bound (port 0 given); None: a free port is chosen here."""
+    port = 0 if listening else procs.free_port()
     cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + extra_jvm + ["-cp", cp, fqcn]
                        + [a.replace("{port}", str(port)) for a in argv])
     p = procs.Proc(cmd, ctx.log(f"{self.name}-{suite.key}"))
-    if not procs.wait_port(port, 60, p.p):
+    if listening:
+        line = p.wait_line((listening,), 60)
+        port = int(line.split()[2]) if line else 0
+    if not port or not procs.wait_port(port, 60, p.p):
         out = p.output()
         p.stop()
         raise StartError(out[-1500:] or "did not listen")
@@ -355,8 +364,12 @@ def _socket_start(self, ctx, suite, argv, extra_jvm, cp, fqcn):
 
 
 class BenchmarkSSLSocket(Variant):
+    """bench/sslsocket: JSS's benchmark command line, a thread per
+    connection, real HTTP request parsing and keep-alive when asked: siege
+    (a full handshake per request, as in JSS's table) and wrk keep-alive."""
     server = "BenchmarkSSLSocket"
     jdk = "17"
+    modes = ("keepalive", "newconn")
     sizes = (1024,)  # the body size is fixed when the server starts
 
     def __init__(self, name, impl, provider, note=""):
@@ -372,8 +385,10 @@ class BenchmarkSSLSocket(Variant):
         # JSS's command line has no suite option: pin through the JDK's
         # server properties (verified per cell like everything else)
         pins = [f"-Djdk.tls.server.protocols={suite.protocol}", f"-Djdk.tls.server.cipherSuites={suite.iana}"]
-        argv = [self.impl, os.path.join(ctx.pki, f"{suite.cert}.p12"), "m1oZilla", "{port}", str(size)]
-        return _socket_start(self, ctx, suite, argv, pins, cp, fqcn)
+        # binds 127.0.0.1 unless told otherwise; said explicitly all the same
+        argv = ["--bind", "127.0.0.1", self.impl, os.path.join(ctx.pki, f"{suite.cert}.p12"), "m1oZilla", "{port}",
+                str(size)]
+        return _socket_start(self, ctx, suite, argv, pins, cp, fqcn, listening="LISTENING")
 
 
 JSS_CP = ["/usr/share/java/jss.jar", "/usr/share/java/slf4j-api.jar", "/usr/share/java/slf4j-nop.jar",

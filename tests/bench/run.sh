@@ -3,7 +3,9 @@
 # results.json (every cell with variant, provider, server, negotiated
 # protocol+suite, size, mode, client, reps with req_per_s/mb_per_s/
 # cpu_ms_per_req/errors, medians), report.md with a PASS/MISS/N/A line per
-# target, and at least one PNG. Prints one line per check and a SUMMARY.
+# target, and at least one PNG; BenchmarkSSLSocket cells proven server-side;
+# the tlsbridge-probe pass and perf profiles (or their NOT AVAILABLE line).
+# Prints one line per check and a SUMMARY.
 # Variants missing from this build are listed as NOT AVAILABLE in the report
 # (checked here), never skipped silently.
 set -uo pipefail
@@ -79,6 +81,31 @@ check("unavailable variants are named in report.md",
 check("report.md lists versions and exact commands", "## Versions" in text and "## Exact commands" in text)
 pngs = glob.glob(os.path.join(out, "*.png"))
 check("at least one PNG chart", len(pngs) > 0 and all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in pngs))
+# BenchmarkSSLSocket (bench/sslsocket): both providers, both modes, the suite
+# proven by the server's own NEGOTIATED lines
+for v in ("bss-tlsbridge", "bss-sunjsse"):
+    for m in ("keepalive", "newconn"):
+        c = next((c for c in cells if c["variant"] == v and c["mode"] == m and c["suite_key"] == "t13-aes128"), None)
+        check(f"cell {v}/{m} present, verified by the server's NEGOTIATED lines",
+              c is not None and c.get("verified") and any("NEGOTIATED" in s for s in c.get("verified_by", [])),
+              str(c and (c.get("verified_by"), c.get("negotiated_seen"))))
+names = {x["what"] for x in navail}
+if "probe pass" in names:
+    print("     NOT AVAILABLE: probe pass (named in report.md)")
+else:
+    probed = [c for c in cells if c.get("probe")]
+    ok = [c for c in probed if c["probe"].get("ok") and (c["probe"].get("summary") or {}).get("per_request")]
+    check("probe pass: every probed cell has an on-CPU split and a tax pair", bool(probed) and len(ok) == len(probed)
+          and all(c["probe"]["tax"]["pairs"] >= 1 for c in ok),
+          str([(c["variant"], c["probe"].get("errors")) for c in probed if c not in ok][:4]))
+if "perf profiles" in names:
+    print("     NOT AVAILABLE: perf profiles (named in report.md)")
+else:
+    profs = [c["profile"] for c in cells if (c.get("profile") or {}).get("ok")]
+    check("perf profiles taken, with per-DSO shares", bool(profs) and all(p["buckets_pct"] for p in profs))
+    check("report.md says where tlsbridge's CPU goes", "## Where tlsbridge's CPU goes" in text)
+ph = r.get("meta", {}).get("phases", {})
+check("results.json records the time per phase (full-run estimate calibration)", "server start" in ph, str(list(ph)))
 j = r.get("jmh", {})
 check("JMH quick run produced results", bool(j.get("ok")) and len(j.get("results", [])) > 0, j.get("reason", ""))
 for x in navail:

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
 
 /**
@@ -37,6 +38,13 @@ import javax.net.ssl.SSLSocket;
  * The reply is HTTP/1.1 200 OK with a body of size bytes of 'a'.
  *
  * Port 0 picks a free port; the first line on stdout is "LISTENING addr port".
+ * For a sample of connections it prints "NEGOTIATED protocol suite" as the
+ * server saw them: the first connection, every Nth (system property
+ * benchmark.negotiatedEvery, default 1000) and the first one after a pause of
+ * benchmark.negotiatedGapMs (default 1000) without a sample, so every load
+ * run that starts after an idle second is proven server-side. The sample
+ * costs one clock read per connection; the session is queried only for the
+ * sampled ones.
  * Lines on stdin: "stats" prints "STATS fds=.. threads=.. connections=..
  * served=.. errors=.." (descriptors from /proc/self/fd); "quit" exits.
  */
@@ -46,6 +54,9 @@ public final class BenchmarkSSLSocket {
     private static final AtomicLong SERVED = new AtomicLong();
     private static final AtomicLong ERRORS = new AtomicLong();
     private static final AtomicInteger IDS = new AtomicInteger();
+    private static final long SAMPLE_EVERY = Math.max(1, Long.getLong("benchmark.negotiatedEvery", 1000));
+    private static final long SAMPLE_GAP_NS = Long.getLong("benchmark.negotiatedGapMs", 1000) * 1_000_000L;
+    private static final AtomicLong LAST_SAMPLE = new AtomicLong(System.nanoTime() - SAMPLE_GAP_NS);
 
     private final byte[] closeReply;
     private final byte[] keepReply;
@@ -168,11 +179,25 @@ public final class BenchmarkSSLSocket {
         }
     }
 
-    private void serve(Socket peer) {
+    private static boolean sampled(long id) {
+        if (id == 1 || id % SAMPLE_EVERY == 0) {
+            LAST_SAMPLE.set(System.nanoTime());
+            return true;
+        }
+        long now = System.nanoTime();
+        long last = LAST_SAMPLE.get();
+        return now - last >= SAMPLE_GAP_NS && LAST_SAMPLE.compareAndSet(last, now);
+    }
+
+    private void serve(Socket peer, long id) {
         LIVE.incrementAndGet();
         try (Socket s = peer) {
             ((SSLSocket) s).setUseClientMode(false);
             ((SSLSocket) s).startHandshake();
+            if (sampled(id)) {
+                SSLSession session = ((SSLSocket) s).getSession();
+                System.out.println("NEGOTIATED " + session.getProtocol() + " " + session.getCipherSuite());
+            }
             Reader r = new Reader(s.getInputStream());
             OutputStream out = s.getOutputStream();
             String head;
@@ -281,7 +306,8 @@ public final class BenchmarkSSLSocket {
                     }
                     throw e;
                 }
-                Thread t = new Thread(() -> b.serve(peer), "conn-" + IDS.incrementAndGet());
+                int id = IDS.incrementAndGet();
+                Thread t = new Thread(() -> b.serve(peer, id), "conn-" + id);
                 t.start();
             }
         }
