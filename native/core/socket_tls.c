@@ -30,6 +30,10 @@ int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
   }
   e->flags |= TB_F_SOCKET;
   SSL_set_mode(e->ssl, SSL_MODE_AUTO_RETRY);
+  /* Read whatever the kernel has in one read() instead of a header and then
+   * a body: one syscall less per record. Safe with our loops, which always
+   * ask OpenSSL before polling the descriptor. */
+  SSL_set_read_ahead(e->ssl, 1);
   s->e = e;
   return 0;
 }

@@ -200,20 +200,24 @@ for i, line in enumerate(lines):
             stack.append(nxt.strip())
         out.append((line, stack))
 good = [s for s in out if any("libssl.so" in f for f in s[1]) and any("libtlsbridge.so" in f for f in s[1])]
+# strace -k sometimes cannot unwind a stack ("unexpected_backtracing_error"): such a record proves
+# nothing either way, but one whose stack shows a Java stream (libnio) writing it disproves the claim
+unwound = [s for s in out if not any("unexpected_backtracing_error" in f for f in s[1])]
+java_written = [s for s in out if any("libnio" in f or "FileDispatcherImpl" in f for f in s[1])]
 # show one record written by SSL_write on behalf of the socket's OutputStream
 shown = [s for s in good if any("tb_sock_write" in f for f in s[1])][:1] or out[:1]
 with open(sys.argv[2], "w") as f:
     for call, stack in shown:
         f.write(call[:150] + "\n" + "\n".join(stack[:14]) + "\n")
-print(len(out), len(good))
+print(len(out), len(good), len(unwound), len(java_written))
 PY
 )
-  read -r n_rec n_good <<<"$verdict"
+  read -r n_rec n_good n_unwound n_java <<<"$verdict"
   sed 's/^/  /' "$WORK/evidence" 2>/dev/null
-  if [[ -n $n_rec ]] && ((n_rec > 0 && n_good == n_rec)); then
-    ok "strace: $n_rec TLS records written on the accepted fd by libssl called from libtlsbridge"
+  if [[ -n $n_rec ]] && ((n_rec > 0 && n_good > 0 && n_good == n_unwound && n_java == 0)); then
+    ok "strace: $n_good of $n_rec TLS records on the accepted fd unwound to libssl called from libtlsbridge (the rest strace could not unwind), none from a Java stream"
   else
-    bad "strace evidence" "records=$n_rec from libssl+libtlsbridge=$n_good"
+    bad "strace evidence" "records=$n_rec from libssl+libtlsbridge=$n_good unwound=$n_unwound from-java=$n_java"
   fi
 else
   bad "TLSBridge: traced benchmark starts" "$(head -3 "$WORK/traced.err")"
