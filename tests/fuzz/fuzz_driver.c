@@ -3,6 +3,7 @@
  * past what a Java ByteBuffer would allow. */
 #include "fuzz_driver.h"
 #include "ciphers.h"
+#include "session_cache.h"
 #include "fuzz_keys.h"
 
 #include <stdlib.h>
@@ -89,6 +90,9 @@ int fz_open(fz_side *s, int client, int cfg) {
                    v == 3 ? "TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384" : NULL, MINV[v], MAXV[v],
                    &err) != 0)
     return -1;
+  /* files the peer's tickets in the client cache (empty: the context is new) */
+  if (client)
+    tb_engine_set_peer(s->e, "localhost:443");
   if (!client && (cfg & FZ_CFG_CLIENT_AUTH))
     SSL_set_verify(s->e->ssl, SSL_VERIFY_PEER, NULL);
   if (!client && (cfg & FZ_CFG_HELLO_TASK))
