@@ -8,12 +8,18 @@
 #   TB_FUZZ_SECONDS  total fuzzing budget in CPU seconds (default 60), split
 #                    server 2/5, client 2/5, pem 1/5
 #   TB_FUZZ_JOBS     targets run at once (default 1)
+#   TB_FUZZ_CPU=1    count the budget in CPU time used, not wall time (a shared,
+#                    busy machine); TB_FUZZ_WALL caps the wall time per target
+#                    (default 4x its share); a target that reaches its share
+#                    is stopped with SIGINT, which libFuzzer ends cleanly
 set -uo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 cd "$TB_ROOT"
 
 TOTAL=${TB_FUZZ_SECONDS:-60}
 JOBS=${TB_FUZZ_JOBS:-1}
+CPU=${TB_FUZZ_CPU:-0}
+HZ=$(getconf CLK_TCK)
 BUILD=target/fuzz
 OUT=$BUILD/run
 need_pkgs clang libclang-rt-14-dev cmake libssl-dev
@@ -28,11 +34,25 @@ fi
 rm -rf "$OUT" && mkdir -p "$OUT"
 
 # Writes $OUT/<t>.log and $OUT/<t>.rc; the working corpus is $OUT/<t>.corpus.
+# $OUT/<t>.cpu is the CPU time the target used (sampled every 2 s).
 fuzz_one() { # target seconds
-  local t=$1 s=$2
+  local t=$1 s=$2 wall=$2 pid used=0
+  ((CPU)) && wall=${TB_FUZZ_WALL:-$((s * 4))}
   cp -r "tests/fuzz/corpus/$t" "$OUT/$t.corpus"
-  "$BUILD/tests/fuzz/$t" -max_total_time="$s" -max_len=24576 -timeout=30 -rss_limit_mb=2560 \
-    -print_final_stats=1 -artifact_prefix="$OUT/$t-" "$OUT/$t.corpus" >"$OUT/$t.log" 2>&1
+  "$BUILD/tests/fuzz/$t" -max_total_time="$wall" -max_len=24576 -timeout=30 -rss_limit_mb=2560 \
+    -interrupted_exit_code=0 -print_final_stats=1 -artifact_prefix="$OUT/$t-" "$OUT/$t.corpus" \
+    >"$OUT/$t.log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    used=$(awk -v hz="$HZ" '{printf "%.1f", ($14 + $15) / hz}' "/proc/$pid/stat" 2>/dev/null || echo "$used")
+    echo "$used" >"$OUT/$t.cpu"
+    if ((CPU && ${used%.*} >= s)); then
+      kill -INT "$pid"
+      break
+    fi
+    sleep 2
+  done
+  wait "$pid"
   echo $? >"$OUT/$t.rc"
 }
 
@@ -58,10 +78,16 @@ for t in fuzz_server fuzz_client fuzz_pem; do
   cov=$(grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 | sed -nE 's/.*cov: ([0-9]+) ft: ([0-9]+).*/cov \1, ft \2/p')
   seeds=$(find "tests/fuzz/corpus/$t" -type f | wc -l)
   corpus=$(find "$OUT/$t.corpus" -type f | wc -l)
-  artifacts=$(find "$OUT" -maxdepth 1 -name "$t-*" -type f | wc -l)
+  # slow-unit-* files are inputs that took > 10 s (a loaded machine); a real
+  # hang is a timeout-* (-timeout=30)
+  artifacts=$(find "$OUT" -maxdepth 1 -type f \( -name "$t-crash-*" -o -name "$t-leak-*" -o -name "$t-timeout-*" \
+    -o -name "$t-oom-*" -o -name "$t-minimized-*" \) | wc -l)
+  slow=$(find "$OUT" -maxdepth 1 -name "$t-slow-unit-*" -type f | wc -l)
+  cpu=$(cat "$OUT/$t.cpu" 2>/dev/null || echo "?")
   EXECS=$((EXECS + ${runs:-0}))
   NOTE+="${NOTE:+; }${t#fuzz_} ${runs:-?} execs, corpus $corpus"
-  line="$t: ${SECS[$t]} s, ${runs:-?} execs (${rate:-?}/s), ${cov:-cov ?}, corpus $seeds -> $corpus (+${added:-?})"
+  line="$t: ${SECS[$t]} s, ${cpu} CPU s, ${runs:-?} execs (${rate:-?}/s), ${cov:-cov ?}, corpus $seeds -> $corpus (+${added:-?})"
+  ((slow)) && line+=", $slow slow unit(s)"
   if [[ $rc == 0 && $artifacts == 0 && -n $runs ]]; then
     echo "PASS $line"
     PASS=$((PASS + 1))
