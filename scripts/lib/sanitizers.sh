@@ -112,8 +112,10 @@ san_asan_pass() {
   # detect_leaks=0: at exit LeakSanitizer would report the JVM's own
   # never-freed allocations (and cannot scan its threads reliably); native
   # leaks are the native tests' job. The library is built with
-  # -fno-sanitize-recover, so UBSan findings abort like ASan's; either way
-  # the report lands in log_path and the forked JVM dies, failing surefire.
+  # -fno-sanitize-recover, so UBSan findings abort like ASan's: the forked
+  # JVM dies, failing surefire, and the report is in log_path (ASan) or on
+  # the JVM's stderr, i.e. target/asan.log (UBSan). Children the tests start
+  # (curl, openssl) drop the preload: curl hangs with it (Processes.builder).
   log "ASan+UBSan: Java tests ($SAN_JAVA_TESTS) on the sanitized library"
   san_launcher "$TB_ROOT/$dir/jvm" "$JAVA_HOME/bin/java" \
     "export LD_PRELOAD=$(gcc -print-file-name=libasan.so)" \
