@@ -3,6 +3,7 @@
  * copies are OpenSSL's own, into and out of its record buffer. Bytes written
  * while no output window is open go to a small per-engine spill queue. */
 #include "tb.h"
+#include "tb_alloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ static int spill_append(tb_io *io, const uint8_t *p, size_t n) {
     uint8_t *nb;
     while (cap < need)
       cap *= 2;
-    nb = realloc(io->spill, cap);
+    nb = tb_realloc(io->spill, cap);
     if (!nb) {
       io->spill_failed = 1;
       return 0;

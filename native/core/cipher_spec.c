@@ -2,6 +2,7 @@
  * SSL_CTX, so aliases, exclusions, @STRENGTH and @SECLEVEL mean exactly
  * what they mean to OpenSSL. */
 #include "cipher_spec.h"
+#include "tb_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,7 @@ static int split(const char *spec, char *list12, char *list13) {
 
 int tb_cipher_spec_expand(const char *spec, void (*fn)(void *arg, const char *std), void *arg, tb_error *err) {
   size_t len = strlen(spec);
-  char *list12 = malloc(len + 1), *list13 = malloc(len + 1);
+  char *list12 = tb_malloc(len + 1), *list13 = tb_malloc(len + 1);
   SSL_CTX *ctx = NULL;
   STACK_OF(SSL_CIPHER) *sk;
   int i, n = -1, has13;

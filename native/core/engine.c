@@ -2,6 +2,7 @@
  * JSSE semantics (whole records in, nothing consumed on underflow or
  * overflow, FINISHED reported once), in one call each. */
 #include "tb.h"
+#include "tb_alloc.h"
 #include "trace.h"
 
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include <openssl/rand.h>
 
 tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err) {
-  tb_engine *e = calloc(1, sizeof *e);
+  tb_engine *e = tb_calloc(1, sizeof *e);
   BIO *bio;
   if (!e) {
     tb_err_set(err, TB_ERR_MEMORY, "out of memory creating an engine");
@@ -390,7 +391,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
   }
   for (;;) {
     size_t rec = 0, avail = srclen - r->consumed;
-    int type = 0, n, scan = tb_record_scan(src + r->consumed, avail, &rec, &type);
+    int type = 0, n, retry, scan = tb_record_scan(src + r->consumed, avail, &rec, &type);
     uint64_t t0;
     if (scan == 0) {
       if (r->consumed == 0 && r->produced == 0)
@@ -411,6 +412,14 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
     tb_err_reset();
     t0 = tb_io_clock();
     n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
+    /* Without SSL_MODE_AUTO_RETRY, an SSL_read that only finishes earlier
+     * post-handshake work (the KeyUpdate we sent back) returns WANT_READ
+     * before it looks at the record offered. Reporting that as OK with
+     * nothing consumed stalls a caller whose input holds the next
+     * KeyUpdate: it waits for bytes the peer already sent. */
+    for (retry = 0; n <= 0 && retry < 2 && e->io.in_pos == 0 && e->io.spill_len == 0 &&
+                    SSL_get_error(e->ssl, n) == SSL_ERROR_WANT_READ; retry++)
+      n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
     tb_io_clock_add(&e->stats.ns_read, t0);
     r->consumed += e->io.in_pos;
     e->stats.bytes_in += e->io.in_pos;

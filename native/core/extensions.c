@@ -4,6 +4,7 @@
  * handshake is parked (SSL_CLIENT_HELLO_RETRY) and a delegated task
  * answers. Also ALPN selection and OCSP stapling per chosen certificate. */
 #include "tb.h"
+#include "tb_alloc.h"
 #include "keys.h"
 
 #include <stdlib.h>
@@ -143,7 +144,7 @@ int tb_set_alpn(tb_engine *e, const unsigned char *wire, size_t len) {
   e->alpn_accept_len = 0;
   if (len == 0)
     return 0;
-  e->alpn_accept = malloc(len);
+  e->alpn_accept = tb_malloc(len);
   if (!e->alpn_accept)
     return -1;
   memcpy(e->alpn_accept, wire, len);

@@ -2,6 +2,7 @@
  * asked to write them. Off unless configured; the file is shared by every
  * connection of the context, so writes take a lock. */
 #include "keylog.h"
+#include "tb_alloc.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -53,7 +54,7 @@ int tb_keylog_attach(SSL_CTX *ctx, const char *path, tb_error *err) {
     tb_err_set(err, TB_ERR_STATE, "key log already configured");
     return -1;
   }
-  k = calloc(1, sizeof *k);
+  k = tb_calloc(1, sizeof *k);
   if (!k) {
     tb_err_set(err, TB_ERR_MEMORY, "out of memory");
     return -1;

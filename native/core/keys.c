@@ -1,6 +1,7 @@
 /* Key material from Java's KeyManager (PKCS#8 key, DER chain) parsed once
  * into OpenSSL objects and shared read-only by every handshake that uses it. */
 #include "keys.h"
+#include "tb_alloc.h"
 
 #include <stdlib.h>
 #include <openssl/err.h>
@@ -41,7 +42,7 @@ tb_keymat *tb_keymat_from_der(const uint8_t *pkcs8, size_t keylen, const uint8_t
     tb_err_set(err, TB_ERR_ARGUMENT, "key material needs at least one certificate");
     return NULL;
   }
-  k = calloc(1, sizeof *k);
+  k = tb_calloc(1, sizeof *k);
   if (!k) {
     tb_err_set(err, TB_ERR_MEMORY, "out of memory");
     return NULL;

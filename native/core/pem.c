@@ -3,6 +3,7 @@
  * OpenSSL's own decoders so every key format and encryption OpenSSL knows
  * is accepted, and handed back as DER for Java's KeyManager/KeyStore. */
 #include "pem.h"
+#include "tb_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,12 +88,12 @@ void tb_pem_key_free(uint8_t *der, size_t len) {
 }
 
 static int push(tb_der_list *l, uint8_t *der, size_t len) {
-  uint8_t **d = realloc(l->der, (size_t)(l->n + 1) * sizeof *d);
+  uint8_t **d = tb_realloc(l->der, (size_t)(l->n + 1) * sizeof *d);
   size_t *n;
   if (!d)
     return -1;
   l->der = d;
-  n = realloc(l->len, (size_t)(l->n + 1) * sizeof *n);
+  n = tb_realloc(l->len, (size_t)(l->n + 1) * sizeof *n);
   if (!n)
     return -1;
   l->len = n;

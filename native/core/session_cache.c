@@ -3,6 +3,7 @@
  * context and written from connections (new-session callback), so it has
  * its own lock; nothing here touches the SSL_CTX's own fields. */
 #include "session_cache.h"
+#include "tb_alloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -75,7 +76,7 @@ int tb_client_cache_attach(SSL_CTX *ctx, size_t cap, long timeout) {
     pthread_mutex_unlock(&c->mu);
     return 0;
   }
-  c = calloc(1, sizeof *c);
+  c = tb_calloc(1, sizeof *c);
   if (!c || pthread_mutex_init(&c->mu, NULL) != 0) {
     free(c);
     return -1;
@@ -118,7 +119,7 @@ void tb_client_cache_put(tb_client_cache *c, const char *key, SSL_SESSION *s) {
   size_t klen = strlen(key);
   if (!c)
     return;
-  e = malloc(sizeof *e + klen + 1);
+  e = tb_malloc(sizeof *e + klen + 1);
   if (!e || !SSL_SESSION_up_ref(s)) {
     free(e);
     return;

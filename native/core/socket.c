@@ -2,6 +2,7 @@
  * that keep both alive while any thread is inside a call, and the one wait
  * every blocking operation goes through. */
 #include "socket.h"
+#include "tb_alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +14,7 @@
 #include <sys/socket.h>
 
 static tb_sock *sock_alloc(int fd, int family, tb_error *err) {
-  tb_sock *s = calloc(1, sizeof *s);
+  tb_sock *s = tb_calloc(1, sizeof *s);
   if (!s) {
     tb_err_set(err, TB_ERR_MEMORY, "out of memory creating a socket");
     return NULL;

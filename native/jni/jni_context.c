@@ -1,5 +1,6 @@
 /* SSL_CTX lifetime, the cipher-suite catalogue and key material. */
 #include "jni_util.h"
+#include "tb_alloc.h"
 #include "../core/ciphers.h"
 #include "../core/keys.h"
 
@@ -154,10 +155,10 @@ static jlong key_new(JNIEnv *env, jclass c, jbyteArray pkcs8, jobjectArray chain
     tb_throw_kind(env, TB_ERR_ARGUMENT, "key and certificate chain are required");
     return 0;
   }
-  arrs = calloc((size_t)n, sizeof *arrs);
-  bytes = calloc((size_t)n, sizeof *bytes);
-  certs = calloc((size_t)n, sizeof *certs);
-  lens = calloc((size_t)n, sizeof *lens);
+  arrs = tb_calloc((size_t)n, sizeof *arrs);
+  bytes = tb_calloc((size_t)n, sizeof *bytes);
+  certs = tb_calloc((size_t)n, sizeof *certs);
+  lens = tb_calloc((size_t)n, sizeof *lens);
   if (!arrs || !bytes || !certs || !lens) {
     tb_throw_kind(env, TB_ERR_MEMORY, "out of memory");
     goto out;

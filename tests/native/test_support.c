@@ -7,33 +7,40 @@
 
 int tb_test_failures;
 
-tb_keymat *tb_test_keymat(const char *kind) {
+int tb_test_key_der(const char *kind, unsigned char **kder, int *klen, unsigned char **cder, int *clen) {
   EVP_PKEY *pk = strcmp(kind, "rsa") == 0 ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256");
   X509 *x = pk ? tb_test_selfsigned(pk, "localhost") : NULL;
   PKCS8_PRIV_KEY_INFO *p8;
-  unsigned char *kder = NULL, *cder = NULL;
+  *kder = *cder = NULL;
+  if (!pk || !x) {
+    EVP_PKEY_free(pk);
+    return -1;
+  }
+  p8 = EVP_PKEY2PKCS8(pk);
+  *klen = i2d_PKCS8_PRIV_KEY_INFO(p8, kder);
+  *clen = i2d_X509(x, cder);
+  PKCS8_PRIV_KEY_INFO_free(p8);
+  X509_free(x);
+  EVP_PKEY_free(pk);
+  return *klen > 0 && *clen > 0 ? 0 : -1;
+}
+
+tb_keymat *tb_test_keymat(const char *kind) {
+  unsigned char *kder, *cder;
   int klen, clen;
   const uint8_t *certs[1];
   size_t lens[1];
   tb_error err;
-  tb_keymat *k;
-  if (!pk || !x) {
-    EVP_PKEY_free(pk);
-    return NULL;
+  tb_keymat *k = NULL;
+  if (tb_test_key_der(kind, &kder, &klen, &cder, &clen) == 0) {
+    certs[0] = cder;
+    lens[0] = (size_t)clen;
+    k = tb_keymat_from_der(kder, (size_t)klen, certs, lens, 1, &err);
+    if (!k)
+      fprintf(stderr, "keymat: %s\n", err.msg);
   }
-  p8 = EVP_PKEY2PKCS8(pk);
-  klen = i2d_PKCS8_PRIV_KEY_INFO(p8, &kder);
-  clen = i2d_X509(x, &cder);
-  certs[0] = cder;
-  lens[0] = (size_t)clen;
-  k = tb_keymat_from_der(kder, (size_t)klen, certs, lens, 1, &err);
-  if (!k)
-    fprintf(stderr, "keymat: %s\n", err.msg);
   OPENSSL_free(kder);
   OPENSSL_free(cder);
-  PKCS8_PRIV_KEY_INFO_free(p8);
-  X509_free(x);
-  EVP_PKEY_free(pk);
   return k;
 }
 

@@ -17,6 +17,8 @@ extern int tb_test_failures;
 
 /* A self-signed certificate and key for "localhost" ("rsa" or "ec"). */
 tb_keymat *tb_test_keymat(const char *kind);
+/* The same as DER (PKCS#8 key, certificate); OPENSSL_free both. */
+int tb_test_key_der(const char *kind, unsigned char **kder, int *klen, unsigned char **cder, int *clen);
 
 typedef struct tb_pair {
   tb_engine *client, *server;

@@ -28,6 +28,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.tlsbridge.test.Contexts;
+import org.tlsbridge.test.Processes;
 import org.tlsbridge.test.TestPki;
 
 /**
@@ -145,7 +146,7 @@ class SocketInteropTest {
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
         }
-        Process p = new ProcessBuilder("openssl", "s_server", "-accept", "127.0.0.1:" + port, "-WWW", "-cert",
+        Process p = Processes.builder("openssl", "s_server", "-accept", "127.0.0.1:" + port, "-WWW", "-cert",
                 pki.file("rsa.pem").toString(), "-key", pki.file("rsa.key").toString(), "-naccept", "1")
                 .directory(dir.toFile()).redirectErrorStream(true).start();
         try {

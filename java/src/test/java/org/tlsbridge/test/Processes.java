@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Real peers (openssl, curl) as child processes, with their output captured. */
@@ -88,6 +89,26 @@ public final class Processes {
     }
 
     public static Child start(java.nio.file.Path dir, String... cmd) throws IOException {
-        return new Child(new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start());
+        return new Child(builder(cmd).directory(dir.toFile()).redirectErrorStream(true).start());
+    }
+
+    /**
+     * A builder for a child process (curl, openssl) without the sanitizer
+     * runtime that {@code scripts/test}'s ASan pass preloads into this JVM:
+     * curl hangs with libasan preloaded, and a child's findings are not ours.
+     */
+    public static ProcessBuilder builder(List<String> cmd) {
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        String preload = pb.environment().get("LD_PRELOAD");
+        if (preload != null && preload.contains("libasan")) {
+            pb.environment().remove("LD_PRELOAD");
+            pb.environment().remove("ASAN_OPTIONS");
+            pb.environment().remove("UBSAN_OPTIONS");
+        }
+        return pb;
+    }
+
+    public static ProcessBuilder builder(String... cmd) {
+        return builder(List.of(cmd));
     }
 }

@@ -46,7 +46,7 @@ public final class TestPki {
     }
 
     public static void run(Path dir, String... cmd) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb = Processes.builder(cmd).directory(dir.toFile()).redirectErrorStream(true);
         Process p = pb.start();
         byte[] out;
         try (InputStream in = p.getInputStream()) {

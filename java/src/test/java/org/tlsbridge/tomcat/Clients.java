@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.tlsbridge.test.Processes;
 
 /** curl and openssl s_client as child processes, bounded in time. */
 final class Clients {
@@ -31,7 +32,7 @@ final class Clients {
     }
 
     static Run run(byte[] stdin, int timeoutSeconds, List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = Processes.builder(cmd).redirectErrorStream(true).start();
         CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> {
             try (InputStream in = p.getInputStream()) {
                 return in.readAllBytes();
