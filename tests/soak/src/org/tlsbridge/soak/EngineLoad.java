@@ -118,6 +118,9 @@ final class EngineLoad implements Runnable {
             while (!sh.done()) {
                 if (sh.pauseRequested()) {
                     closeAll();
+                    // pooled buffers hold heap and native memory in varying amounts: a sample sees none
+                    directPool.clear();
+                    heapPool.clear();
                     sh.park();
                     continue;
                 }

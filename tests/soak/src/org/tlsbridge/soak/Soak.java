@@ -3,6 +3,8 @@ package org.tlsbridge.soak;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -152,7 +154,13 @@ public final class Soak {
             Thread.sleep(200); // the Cleaners free what the collection found
             System.gc();
             Thread.sleep(50);
-            long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+            // what the last collection left, pool by pool: allocation since then does not count
+            long heap = 0;
+            for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+                if (p.getType() == MemoryType.HEAP && p.getCollectionUsage() != null) {
+                    heap += p.getCollectionUsage().getUsed();
+                }
+            }
             long nat = Diagnostics.nativeHeapInUse();
             long rss = rssKb();
             long fds;

@@ -1,7 +1,6 @@
 package org.tlsbridge.soak;
 
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -103,6 +103,7 @@ final class SocketLoad {
     private void serve(Socket s) {
         try (s) {
             s.setSoTimeout(30_000);
+            s.setTcpNoDelay(true);
             DataInputStream in = new DataInputStream(s.getInputStream());
             OutputStream out = s.getOutputStream();
             byte[] buf = new byte[64 * 1024];
@@ -203,6 +204,7 @@ final class SocketLoad {
         sh.liveSocketConns.incrementAndGet(); // the server's handler takes it back
         try (s) {
             s.setSoTimeout(30_000);
+            s.setTcpNoDelay(true);
             if (how < 2) {
                 sh.abrupt.incrementAndGet(); // closed before the handshake
                 return;
@@ -224,16 +226,14 @@ final class SocketLoad {
             if (rnd.nextInt(10) < 3) {
                 s.getSession().invalidate();
             }
-            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            OutputStream out = s.getOutputStream();
             InputStream in = s.getInputStream();
             int ops = rnd.nextInt(5);
             for (int i = 0; i < ops; i++) {
                 long len = sh.nextTransfer(rnd, 8L << 20);
                 int seed = rnd.nextInt(Shared.PLEN);
                 boolean up = rnd.nextBoolean();
-                out.writeByte(up ? 'U' : 'D');
-                out.writeInt(seed);
-                out.writeLong(len);
+                command(out, up ? 'U' : 'D', seed, len);
                 if (up) {
                     if (how < 5 && len > 1) {
                         writePatternPart(out, seed, len / 2);
@@ -254,10 +254,7 @@ final class SocketLoad {
                 sh.abrupt.incrementAndGet(); // close without 'Q' (close_notify still sent)
                 return;
             }
-            out.writeByte('Q');
-            out.writeInt(0);
-            out.writeLong(0);
-            out.flush();
+            command(out, 'Q', 0, 0);
             if (in.read() != 'Q') {
                 throw new IOException("no 'Q' answer");
             }
@@ -265,6 +262,12 @@ final class SocketLoad {
         } catch (Exception e) {
             sh.error("socket client", e);
         }
+    }
+
+    /** One write, so one TLS record and one TCP segment per command. */
+    private static void command(OutputStream out, char op, int seed, long len) throws IOException {
+        out.write(ByteBuffer.allocate(13).put((byte) op).putInt(seed).putLong(len).array());
+        out.flush();
     }
 
     private static void writePatternPart(OutputStream out, long seed, long len) throws IOException {
