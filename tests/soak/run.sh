@@ -93,23 +93,33 @@ timeout -s KILL "$LIMIT" "$JAVA_HOME/bin/java" -Xms128m -Xmx128m -XX:+AlwaysPreT
 RC=${PIPESTATUS[0]}
 
 PLOT_OK=0
-if [[ -s $OUT/samples.csv ]]; then
+if [[ -s $OUT/samples.csv && -s $OUT/verdict.gp ]]; then
   gnuplot <<GP >"$OUT/gnuplot.log" 2>&1 && PLOT_OK=1
+load "$OUT/verdict.gp"
 set terminal pngcairo size 1400,900 font ",10"
 set output "$OUT/soak.png"
 set datafile separator ","
-set key off
+set key bottom right
 set grid
-set multiplot layout 2,2 title "tlsbridge soak: $(grep -m1 '^handshakes:' "$OUT/summary.txt" 2>/dev/null | cut -c1-80)\n$(grep -m1 '^bytes' "$OUT/summary.txt" 2>/dev/null | sed 's/ (application.*arrival)//' | cut -c1-90)"
+set yrange [0:*]
+set offsets 0, 0, graph 0.08, 0
+set style rect fc rgb "#eeeeee" fs solid noborder
+set obj 1 rect from w0, graph 0 to w1, graph 1 behind
+set obj 2 rect from f0, graph 0 to graph 1, graph 1 behind
+set multiplot layout 2,2 title "tlsbridge soak: ".runinfo."\\nshaded: baseline window (after the warm-up) and final window; dashed: their medians"
 set xlabel "elapsed (min)"
-set ylabel "MB"; set title "RSS (VmRSS)"
-plot "$OUT/samples.csv" every ::1 using (\$1/60):(\$5/1024) with linespoints pt 7 ps 0.3
-set title "native heap (glibc mallinfo2: uordblks + hblkhd)"
-plot "$OUT/samples.csv" every ::1 using (\$1/60):(\$6/1048576) with linespoints pt 7 ps 0.3
-set title "Java heap used after System.gc()"
-plot "$OUT/samples.csv" every ::1 using (\$1/60):(\$7/1048576) with linespoints pt 7 ps 0.3
-set ylabel "count"; set title "open file descriptors (/proc/self/fd)"
-plot "$OUT/samples.csv" every ::1 using (\$1/60):8 with linespoints pt 7 ps 0.3
+set ylabel "MB"; set title "RSS (VmRSS): ".g_rss
+plot "$OUT/samples.csv" every ::1 using (\$1/60):(\$5/1024) with linespoints pt 7 ps 0.3 title "RSS", \
+  b_rss with lines dt 2 lc rgb "gray40" notitle, f_rss with lines dt 2 lc rgb "red" notitle
+set title "native heap (glibc mallinfo2: uordblks + hblkhd): ".g_nat
+plot "$OUT/samples.csv" every ::1 using (\$1/60):(\$6/1048576) with linespoints pt 7 ps 0.3 title "native heap", \
+  b_nat with lines dt 2 lc rgb "gray40" notitle, f_nat with lines dt 2 lc rgb "red" notitle
+set title "Java heap left by a full GC: ".g_heap
+plot "$OUT/samples.csv" every ::1 using (\$1/60):(\$7/1048576) with linespoints pt 7 ps 0.3 title "Java heap", \
+  b_heap with lines dt 2 lc rgb "gray40" notitle, f_heap with lines dt 2 lc rgb "red" notitle
+set ylabel "count"; set title "open file descriptors (/proc/self/fd): ".g_fds
+plot "$OUT/samples.csv" every ::1 using (\$1/60):8 with linespoints pt 7 ps 0.3 title "descriptors", \
+  b_fds with lines dt 2 lc rgb "gray40" notitle, f_fds with lines dt 2 lc rgb "red" notitle
 unset multiplot
 GP
 fi

@@ -252,6 +252,14 @@ public final class Soak {
         lines.add(String.format("%-28s %16s %16s %9s  %s", "series", "baseline", "final", "growth", "verdict"));
         record Series(String name, java.util.function.ToLongFunction<Sample> f, double unit, String u) {
         }
+        // for the plot: the windows (minutes) and each series' baseline and final level
+        List<String> gp = new ArrayList<>();
+        gp.add(String.format(Locale.ROOT, "w0 = %.4f; w1 = %.4f; f0 = %.4f", w / 60, (w + 0.1 * elapsed) / 60,
+                0.9 * elapsed / 60));
+        gp.add(String.format(Locale.ROOT, "runinfo = \"%,d handshakes (engine %,d, socket %,d), %.2f GB in %.1f min\"",
+                h, sh.engineHandshakes.get(), sh.socketHandshakes.get(), b / 1e9, elapsed / 60));
+        String[] keys = {"rss", "nat", "heap", "fds"};
+        int ki = 0;
         for (Series s : List.of(new Series("RSS", Sample::rssKb, 1024, "MB"),
                 new Series("native heap (mallinfo2)", Sample::nativeHeap, 1048576, "MB"),
                 new Series("Java heap after GC", Sample::javaHeap, 1048576, "MB"),
@@ -259,6 +267,9 @@ public final class Soak {
             double b0 = median(base, s.f);
             double b1 = median(fin, s.f);
             double g = (b1 - b0) / b0 * 100;
+            gp.add(String.format(Locale.ROOT, "b_%s = %.4f; f_%s = %.4f; g_%s = \"%+.2f%%\"", keys[ki], b0 / s.unit,
+                    keys[ki], b1 / s.unit, keys[ki], g));
+            ki++;
             boolean ok = !Double.isNaN(g) && g <= maxGrowth;
             if (ok) {
                 passed++;
@@ -296,6 +307,7 @@ public final class Soak {
         lines.add(failed == 0 ? "RESULT: PASS" : "RESULT: FAIL");
         lines.add("checks: " + passed + " passed, " + failed + " failed");
         Files.write(out.resolve("summary.txt"), lines);
+        Files.write(out.resolve("verdict.gp"), gp);
         lines.forEach(System.out::println);
         return failed == 0 ? 0 : 1;
     }
