@@ -1,6 +1,7 @@
 /* Build identity and OpenSSL version, for the loader's same-build check. */
 #include "jni_util.h"
 
+#include <malloc.h>
 #include <openssl/crypto.h>
 
 #ifndef TB_BUILD_ID
@@ -21,9 +22,23 @@ static jlong openssl_version_number(JNIEnv *env, jclass c) {
   return (jlong)OpenSSL_version_num();
 }
 
+/* Diagnostics for the soak test (tests/soak): bytes the process's malloc has
+ * handed out and not taken back, over all arenas plus mmap'd blocks. Java
+ * cannot ask glibc this without native code, and RSS alone cannot tell a
+ * native leak from heap growth. -1 where mallinfo2 (glibc 2.33+) is missing. */
+static jlong malloc_in_use(JNIEnv *env, jclass c) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  struct mallinfo2 mi = mallinfo2();
+  return (jlong)(mi.uordblks + mi.hblkhd);
+#else
+  return -1;
+#endif
+}
+
 const JNINativeMethod tb_library_methods[] = {
     TB_N("buildId", "()Ljava/lang/String;", build_id),
     TB_N("openSslVersion", "()Ljava/lang/String;", openssl_version),
     TB_N("openSslVersionNumber", "()J", openssl_version_number),
+    TB_N("mallocInUse", "()J", malloc_in_use),
 };
 const int tb_library_count = sizeof tb_library_methods / sizeof tb_library_methods[0];

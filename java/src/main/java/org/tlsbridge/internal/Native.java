@@ -18,6 +18,9 @@ public final class Native {
 
     public static native long openSslVersionNumber();
 
+    /** mallinfo2(): uordblks + hblkhd, or -1 without glibc 2.33+; see {@link Diagnostics}. */
+    public static native long mallocInUse();
+
     // contexts, ciphers, keys (jni_context.c)
     public static native long ctxNew() throws javax.net.ssl.SSLException;
 
