@@ -65,6 +65,11 @@ SSL_CTX *tb_ctx_new(tb_error *err) {
    * refuses servers that do not send the renegotiation_info extension. */
   SSL_CTX_clear_options(ctx, SSL_OP_ALLOW_CLIENT_RENEGOTIATION | SSL_OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION |
                                  SSL_OP_LEGACY_SERVER_CONNECT);
+  /* At least 112-bit security (RSA and DH of 2048 bits, ECC of 224, no
+   * SHA-1 signatures): Debian's OpenSSL starts at level 2, others at 1. A
+   * system configured higher keeps its level. */
+  if (SSL_CTX_get_security_level(ctx) < 2)
+    SSL_CTX_set_security_level(ctx, 2);
   /* DHE suites are off by default; a user who enables one by name gets
    * RFC 7919 groups sized to the certificate instead of a silent skip. */
   SSL_CTX_set_dh_auto(ctx, 1);

@@ -213,6 +213,38 @@ class SecureDefaultsTest {
         }
     }
 
+    /** OpenSSL security level 2 at least: a server with a 1024-bit RSA key is refused even when trusted. */
+    @Test
+    void weakServerKeyRefused() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tlsbridge-weak");
+        TestPki.run(dir, "openssl", "req", "-x509", "-newkey", "rsa:1024", "-nodes", "-keyout", "weak.key", "-out",
+                "weak.pem", "-subj", "/CN=localhost", "-days", "2", "-addext", "subjectAltName=DNS:localhost");
+        java.security.KeyStore ts = java.security.KeyStore.getInstance("PKCS12");
+        ts.load(null, null);
+        try (InputStream in = java.nio.file.Files.newInputStream(dir.resolve("weak.pem"))) {
+            ts.setCertificateEntry("weak", java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(in));
+        }
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+        tmf.init(ts);
+        SSLContext client = Contexts.create(Contexts.TLSBRIDGE, "TLS", null, tmf.getTrustManagers());
+        int port = org.tlsbridge.test.Processes.freePort();
+        try (org.tlsbridge.test.Processes.Child server = org.tlsbridge.test.Processes.start(dir, "openssl", "s_server",
+                "-accept", "127.0.0.1:" + port, "-cert", "weak.pem", "-key", "weak.key", "-cipher",
+                "DEFAULT:@SECLEVEL=0", "-tls1_2", "-www")) {
+            assertTrue(server.await("ACCEPT", 10_000), server.output());
+            SSLEngine e = client.createSSLEngine("localhost", port);
+            e.setUseClientMode(true);
+            try (org.tlsbridge.test.EngineChannel c = new org.tlsbridge.test.EngineChannel(e,
+                    java.nio.channels.SocketChannel.open(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(),
+                            port)), false)) {
+                SSLException x = assertThrows(SSLException.class, c::handshake);
+                assertTrue(x.getMessage().contains("ee key too small") && x.getMessage().contains("security level 2 needs 112"),
+                        x.getMessage());
+            }
+        }
+    }
+
     // ---- renegotiation ----
 
     /**
