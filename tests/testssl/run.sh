@@ -72,7 +72,7 @@ cleanup() { stop_server; rm -rf "$WORK"; }
 trap cleanup EXIT
 
 # --- the embedded Tomcat of bench/server, compiled against this tree's jar ---
-mvn -B -q dependency:build-classpath -Dmdep.includeScope=provided -Dmdep.outputFile="$WORK/cp.txt" >"$WORK/mvn.log" 2>&1 \
+mvn -B -q dependency:build-classpath -Dmdep.includeScope=provided -Dmdep.includeGroupIds=org.apache.tomcat,org.apache.tomcat.embed -Dmdep.outputFile="$WORK/cp.txt" >"$WORK/mvn.log" 2>&1 \
   || { cat "$WORK/mvn.log"; not_run "cannot resolve Tomcat's class path"; }
 CP=$(cat "$WORK/cp.txt"):$TB_ROOT/$JAR
 mkdir -p "$WORK/classes"
