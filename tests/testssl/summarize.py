@@ -2,11 +2,14 @@
 """Side-by-side summary of two testssl.sh flat-JSON scans (tlsbridge, SunJSSE).
 
 Prints Markdown. Exit status is a bit set:
-  1  tlsbridge has a MEDIUM/HIGH/CRITICAL finding or a "VULNERABLE" one
-     outside the certificate section (the certificate is the same test file
-     for both servers);
-  2  tlsbridge is weaker than SunJSSE: some finding id is more severe for it;
+  1  tlsbridge has a MEDIUM/HIGH/CRITICAL finding or a "VULNERABLE" one in
+     what the TLS stack decides: protocols, cipher categories and suites,
+     forward secrecy, vulnerabilities;
+  2  tlsbridge is weaker than SunJSSE: some finding id, any section, is more
+     severe for it;
   4  a scan is missing or unreadable.
+Findings of MEDIUM and above elsewhere (server cipher order, the servlet's
+HTTP headers, the test certificate) are listed with both servers' values.
 """
 import argparse
 import json
@@ -42,6 +45,12 @@ def load(path):
     return out
 
 
+def is_core(i):
+    """What the TLS stack decides, as opposed to the certificate, the HTTP application or the scan."""
+    return (i in PROTOCOLS or i in VULNS or i.startswith(("cipherlist_", "cipher-", "DH_groups", "FS_"))
+            or re.match(r"P?FS($|_)", i) is not None)
+
+
 def flagged(f):
     return RANK.get(f["severity"], 0) >= 2 or "VULNERABLE" in f["finding"]
 
@@ -60,7 +69,7 @@ def suites(scan, proto):
     """IANA names offered for a protocol, from -E (cipher-<proto>_xNNNN ids)."""
     names = []
     for i, f in scan.items():
-        if i.startswith(f"cipher-{proto}_"):
+        if re.match(rf"cipher-{proto}_x[0-9a-fA-F]+$", i):
             m = re.search(r"(TLS_\w+)\s*$", f["finding"])
             names.append(m.group(1) if m else f["finding"])
     return names
@@ -70,6 +79,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("tlsbridge")
     ap.add_argument("sunjsse")
+    ap.add_argument("--baseline", action="store_true",
+                    help="the SunJSSE scan is the committed one, not made in this run")
     for k in ("java", "tomcat", "testssl", "openssl", "seconds"):
         ap.add_argument("--" + k, default="?")
     a = ap.parse_args()
@@ -81,7 +92,11 @@ def main():
     rc = 0
     p = print
     p("# testssl.sh: Tomcat + tlsbridge vs Tomcat + SunJSSE, default settings\n")
-    p(f"- scanner: {a.testssl} with {a.openssl} (Debian 12 package); both scans took {a.seconds} s in all")
+    if a.baseline:
+        p(f"- scanner: {a.testssl} with {a.openssl} (Debian 12 package); the tlsbridge scan took {a.seconds} s; "
+          "the SunJSSE column is the committed scan (tests/testssl/results/sunjsse.json), not re-run")
+    else:
+        p(f"- scanner: {a.testssl} with {a.openssl} (Debian 12 package); both scans took {a.seconds} s in all")
     p(f"- server: embedded Tomcat {a.tomcat} (bench/server BenchServer), NIO connector on 127.0.0.1, "
       "SSLHostConfig with one RSA 2048 certificate and nothing else set (no ciphers, no protocols)")
     p(f"- JVM: {a.java}; SunJSSE = Tomcat's default JSSEImplementation; tlsbridge = "
@@ -134,7 +149,10 @@ def main():
           + ", ".join(f"{k} {v}" for k, v in cs.items()) + " |")
     p("")
 
-    bad = [(i, f) for i, f in sorted(tb.items()) if not is_cert(i) and flagged(f)]
+    bad = [(i, f) for i, f in sorted(tb.items()) if is_core(i) and flagged(f)]
+    other = sorted(i for i in set(tb) | set(sun)
+                   if not is_core(i) and (flagged(tb.get(i, {"severity": "OK", "finding": ""}))
+                                          or flagged(sun.get(i, {"severity": "OK", "finding": ""}))))
     worse = [(i, tb[i], sun.get(i)) for i in sorted(tb)
              if RANK.get(tb[i]["severity"], 0) >= 1
              and RANK.get(tb[i]["severity"], 0) > RANK.get((sun.get(i) or {}).get("severity", "OK"), 0)]
@@ -148,7 +166,8 @@ def main():
         for i, f in bad:
             p(f"  - {i}: {cell(f)}")
     else:
-        p("- tlsbridge: no MEDIUM/HIGH/CRITICAL and no VULNERABLE finding outside the certificate section.")
+        p("- tlsbridge: no MEDIUM/HIGH/CRITICAL and no VULNERABLE finding in protocols, ciphers, forward "
+          "secrecy or vulnerabilities.")
     if worse:
         rc |= 2
         p("- **tlsbridge is more severe than SunJSSE on:**")
@@ -160,6 +179,21 @@ def main():
         p("- SunJSSE is more severe than tlsbridge on:")
         for i, x, y in better:
             p(f"  - {i}: SunJSSE {cell(y)} / tlsbridge {cell(x)}")
+    if other:
+        p("- MEDIUM or above outside the TLS stack's choices (the same for both servers unless shown "
+          "otherwise above):")
+        for i in other:
+            p(f"  - {i}: tlsbridge {cell(tb.get(i))} / SunJSSE {cell(sun.get(i))}")
+        if "cipher_order" in other:
+            p("  - cipher_order: Tomcat's `honorCipherOrder` defaults to false, so both servers let the client "
+              "choose; testssl 3.0 rates that HIGH whatever is offered. With only AEAD suites offered "
+              "(tlsbridge) every choice is strong, which is why Mozilla's TLS guidelines leave the choice "
+              "to the client; `honorCipherOrder=\"true\"` turns server order on for either.")
+        if "cert_revocation" in other:
+            p("  - cert_revocation: the test certificate, made by the script, names no CRL or OCSP URI.")
+        if "security_headers" in other:
+            p("  - security_headers: the benchmark servlet sets no HTTP security headers; the application's "
+              "business, not the TLS provider's.")
     warns = sorted(i for i, f in tb.items() if f["severity"] == "WARN")
     warns_s = sorted(i for i, f in sun.items() if f["severity"] == "WARN")
     if warns or warns_s:
