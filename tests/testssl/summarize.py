@@ -7,7 +7,10 @@ Prints Markdown. Exit status is a bit set:
      forward secrecy, vulnerabilities;
   2  tlsbridge is weaker than SunJSSE: some finding id, any section, is more
      severe for it;
-  4  a scan is missing or unreadable.
+  4  a scan is missing or unreadable;
+  8  tlsbridge has a LOW finding there (e.g. LUCKY13 "potentially vulnerable"
+     or "obsoleted" CBC suites offered): stricter than asked, so that a CBC
+     suite creeping into the defaults fails the scan.
 Findings of MEDIUM and above elsewhere (server cipher order, the servlet's
 HTTP headers, the test certificate) are listed with both servers' values.
 """
@@ -168,6 +171,14 @@ def main():
     else:
         p("- tlsbridge: no MEDIUM/HIGH/CRITICAL and no VULNERABLE finding in protocols, ciphers, forward "
           "secrecy or vulnerabilities.")
+    low = [(i, f) for i, f in sorted(tb.items()) if is_core(i) and RANK.get(f["severity"], 0) == 1]
+    if low:
+        rc |= 8
+        p("- **tlsbridge has LOW findings in protocols, ciphers, forward secrecy or vulnerabilities:**")
+        for i, f in low:
+            p(f"  - {i}: {cell(f)}")
+    else:
+        p("- tlsbridge: every protocol, cipher, forward-secrecy and vulnerability finding is OK or INFO.")
     if worse:
         rc |= 2
         p("- **tlsbridge is more severe than SunJSSE on:**")
