@@ -469,6 +469,17 @@ class SecureDefaultsTest {
         assertEquals(2, out.get(5), "ServerHello");
     }
 
+    /** An SSLv2-format ClientHello (what SSLv2Hello clients send) is refused by name, not fed to OpenSSL. */
+    @Test
+    void sslv2HelloRefused() throws Exception {
+        SSLEngine e = Contexts.server(Contexts.TLSBRIDGE, "rsa").createSSLEngine();
+        e.setUseClientMode(false);
+        ByteBuffer in = ByteBuffer.allocate(64);
+        in.put(bytes(0x80, 0x2e, 1, 3, 1, 0, 0x15, 0, 0, 0, 0x10)).put(new byte[37]).flip();
+        SSLException x = assertThrows(SSLException.class, () -> e.unwrap(in, ByteBuffer.allocate(32768)));
+        assertTrue(x.getMessage().contains("SSLv2-format record"), x.getMessage());
+    }
+
     /** TLS 1.2 ClientHello: ECDHE-RSA-AES128-GCM-SHA256, x25519, RSA signatures, padded to about `size` bytes. */
     private static byte[] clientHello12(int size) {
         ByteArrayOutputStream ext = new ByteArrayOutputStream();
