@@ -60,7 +60,22 @@ SSL_CTX *tb_ctx_new(tb_error *err) {
    * write buffers are allowed because a Java array may be re-pinned at a new
    * address between a retried SSL_write and its repeat. */
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
-  SSL_CTX_clear_options(ctx, SSL_OP_ALLOW_CLIENT_RENEGOTIATION);
+  /* Spelled out although OpenSSL 3.0 has them off: no client-initiated
+   * renegotiation, no renegotiation without RFC 5746, and a client that
+   * refuses servers that do not send the renegotiation_info extension. */
+  SSL_CTX_clear_options(ctx, SSL_OP_ALLOW_CLIENT_RENEGOTIATION | SSL_OP_ALLOW_UNSAFE_LEGACY_RENEGOTIATION |
+                                 SSL_OP_LEGACY_SERVER_CONNECT);
+  /* At least 112-bit security (RSA and DH of 2048 bits, ECC of 224, no
+   * SHA-1 signatures): Debian's OpenSSL starts at level 2, others at 1. A
+   * system configured higher keeps its level. */
+  if (SSL_CTX_get_security_level(ctx) < 2)
+    SSL_CTX_set_security_level(ctx, 2);
+  /* DHE suites are off by default; a user who enables one by name gets
+   * RFC 7919 groups sized to the certificate instead of a silent skip. */
+  SSL_CTX_set_dh_auto(ctx, 1);
+  /* A peer's certificate chain may be at most this long (OpenSSL's default,
+   * set here so the bound is ours and documented in docs/security.md). */
+  SSL_CTX_set_max_cert_list(ctx, TB_MAX_CERT_LIST);
   SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_ENABLE_PARTIAL_WRITE);
   SSL_CTX_clear_mode(ctx, SSL_MODE_AUTO_RETRY);
   tb_install_callbacks(ctx);

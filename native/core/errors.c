@@ -21,6 +21,24 @@ void tb_err_set(tb_error *err, int kind, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* Reasons whose OpenSSL text does not say which limit was hit; the name
+ * leads so a Java user can tell a hostile or broken peer from a bug. Each
+ * is the reason OpenSSL gives when it sends the alert named here. */
+static const char *limit_name(unsigned long code) {
+  if (ERR_GET_LIB(code) != ERR_LIB_SSL)
+    return NULL;
+  switch (ERR_GET_REASON(code)) {
+  case SSL_R_PACKET_LENGTH_TOO_LONG:
+  case SSL_R_ENCRYPTED_LENGTH_TOO_LONG:
+  case SSL_R_DATA_LENGTH_TOO_LONG:
+    return "record overflow (record_overflow alert): ";
+  case SSL_R_EXCESSIVE_MESSAGE_SIZE:
+    return "handshake message too large (illegal_parameter alert): ";
+  default:
+    return NULL;
+  }
+}
+
 /* Drains the whole queue so a stale entry never leaks into the next call's
  * message; the first (innermost) reason leads because it names the cause. */
 void tb_err_from_openssl(tb_error *err, int kind, const char *what) {
@@ -37,6 +55,7 @@ void tb_err_from_openssl(tb_error *err, int kind, const char *what) {
   while ((code = ERR_get_error_all(&file, &line, &func, &data, &flags)) != 0) {
     const char *reason = ERR_reason_error_string(code);
     const char *lib = ERR_lib_error_string(code);
+    const char *limit = limit_name(code);
     char buf[200];
     int w;
     if (err->code == 0)
@@ -44,7 +63,7 @@ void tb_err_from_openssl(tb_error *err, int kind, const char *what) {
     if (n++ >= 4)
       continue;
     if (reason)
-      w = snprintf(buf, sizeof buf, "%s%s (%s%s%s)", n == 1 ? ": " : "; ", reason,
+      w = snprintf(buf, sizeof buf, "%s%s%s (%s%s%s)", n == 1 ? ": " : "; ", limit ? limit : "", reason,
                    lib ? lib : "lib", (flags & ERR_TXT_STRING) && data && *data ? ": " : "",
                    (flags & ERR_TXT_STRING) && data ? data : "");
     else

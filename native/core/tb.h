@@ -19,6 +19,8 @@
 #define TB_MAX_RECORD_BODY (TB_MAX_PLAINTEXT + 2048)
 #define TB_RECORD_HEADER 5
 #define TB_MAX_RECORD (TB_RECORD_HEADER + TB_MAX_RECORD_BODY)
+/* Largest certificate chain accepted from a peer, in bytes. */
+#define TB_MAX_CERT_LIST (100u * 1024u)
 /* Queued outbound bytes never grow past this: a peer or caller that never
  * drains them is an error, not a reason to eat memory. */
 #define TB_SPILL_LIMIT (1u << 20)

@@ -135,6 +135,57 @@ public final class CipherSuites {
         return new Lists(s12.toString(), s13.toString());
     }
 
+    private volatile String[] defaults;
+
+    /**
+     * tlsbridge's own defaults (native/core/context.c) as standard names, in
+     * preference order: TLS 1.3 suites, then ECDHE with AES-GCM or
+     * ChaCha20-Poly1305. Read from a throw-away SSL_CTX so they cannot drift.
+     */
+    public String[] defaults() throws SSLException {
+        String[] d = defaults;
+        if (d == null) {
+            long c = Native.ctxNew();
+            try {
+                d = compact(Native.ctxCipherNames(c));
+            } finally {
+                Native.ctxFree(c);
+            }
+            defaults = d;
+        }
+        return d.clone();
+    }
+
+    /**
+     * A side's default suites: SunJSSE's jdk.tls.client.cipherSuites /
+     * jdk.tls.server.cipherSuites when set (unsupported names are dropped, as
+     * SunJSSE drops them), else {@link #defaults()}.
+     */
+    public String[] sideDefaults(boolean client) throws SSLException {
+        String[] custom = fromProperty(client ? "jdk.tls.client.cipherSuites" : "jdk.tls.server.cipherSuites");
+        return custom != null ? custom : defaults();
+    }
+
+    /** The supported suites a comma-separated system property names, or null when it names none. */
+    String[] fromProperty(String property) {
+        String v = System.getProperty(property);
+        if (v == null || v.isBlank()) {
+            return null;
+        }
+        String t = v.trim();
+        if (t.length() > 1 && t.startsWith("\"") && t.endsWith("\"")) {
+            t = t.substring(1, t.length() - 1);
+        }
+        List<String> out = new ArrayList<>();
+        for (String n : t.split("\\s*,\\s*")) {
+            String std = toJava(n.trim());
+            if (isSupported(std) && !out.contains(std)) {
+                out.add(std);
+            }
+        }
+        return out.isEmpty() ? null : out.toArray(new String[0]);
+    }
+
     /** Non-null entries of a native name array, in order. */
     static String[] compact(String[] names) {
         return Arrays.stream(names).filter(n -> n != null).toArray(String[]::new);

@@ -122,18 +122,7 @@ public final class ContextState {
     }
 
     private String[] customSuites(String property) {
-        String v = System.getProperty(property);
-        if (v == null || v.isBlank()) {
-            return null;
-        }
-        java.util.List<String> out = new java.util.ArrayList<>();
-        for (String n : unquote(v).split("\\s*,\\s*")) {
-            String std = suites.toJava(n.trim());
-            if (suites.isSupported(std) && !out.contains(std)) {
-                out.add(std);
-            }
-        }
-        return out.isEmpty() ? null : out.toArray(new String[0]);
+        return suites.fromProperty(property);
     }
 
     private static String[] customProtocols(String property) {

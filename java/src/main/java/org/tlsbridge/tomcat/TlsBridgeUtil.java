@@ -6,11 +6,13 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import javax.net.ssl.CertPathTrustManagerParameters;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509KeyManager;
@@ -22,6 +24,8 @@ import org.apache.tomcat.util.net.SSLHostConfig;
 import org.apache.tomcat.util.net.SSLHostConfigCertificate;
 import org.apache.tomcat.util.net.SSLUtilBase;
 import org.tlsbridge.TlsBridgeProvider;
+import org.tlsbridge.context.CipherSuites;
+import org.tlsbridge.internal.NativeLibrary;
 
 /**
  * One {@code <Certificate>} of an SSLHostConfig, turned into a tlsbridge
@@ -96,42 +100,75 @@ public class TlsBridgeUtil extends SSLUtilBase {
         return false;
     }
 
+    /**
+     * The host's suites. When {@code ciphers} is not set, Tomcat's own
+     * default string ("HIGH:!aNULL:...:!kRSA") would select CBC and DHE
+     * suites; tlsbridge's secure defaults are used instead (with
+     * jdk.tls.server.cipherSuites honoured, as for any tlsbridge server).
+     */
     @Override
     public String[] getEnabledCiphers() {
         String[] c = ciphers;
         if (c == null) {
-            String spec = sslHostConfig.getCiphers();
-            String tls13 = TomcatVersions.tls13CipherSuites(sslHostConfig);
-            if (tls13 != null && !tls13.isBlank()) {
-                // Tomcat 11: TLS 1.3 suites in their own attribute; OpenSSL takes them in this order
-                spec = tls13 + ":" + spec;
-            }
-            CipherConfig.Result r;
-            try {
-                r = CipherConfig.resolve(spec);
-            } catch (IOException e) {
-                throw new IllegalArgumentException("ciphers=\"" + spec + "\" rejected by OpenSSL: " + e.getMessage(), e);
-            }
-            if (r.enabled.length == 0) {
-                throw new IllegalArgumentException("ciphers=\"" + spec + "\" selects no cipher suite tlsbridge supports"
-                        + (r.skipped.isEmpty() ? "" : " (unsupported: " + r.skipped + ")"));
-            }
-            if (!r.skipped.isEmpty()) {
-                String msg = "ciphers=\"" + spec + "\": suites OpenSSL selected that tlsbridge does not enable: "
-                        + r.skipped;
-                if (sslHostConfig.getCiphers().equals(TomcatVersions.defaultCiphers())) {
-                    log.debug(msg);
-                } else {
-                    log.warn(msg);
-                }
-            }
+            c = TomcatVersions.isDefaultCiphers(sslHostConfig.getCiphers()) ? defaultCiphers() : configuredCiphers();
             if (log.isDebugEnabled()) {
-                log.debug("ciphers=\"" + spec + "\" enables " + String.join(",", r.enabled));
+                log.debug("TLS virtual host [" + sslHostConfig.getHostName() + "] enables " + String.join(",", c));
             }
-            c = r.enabled;
             ciphers = c;
         }
         return c.clone();
+    }
+
+    /** tlsbridge's defaults; on Tomcat 11 a {@code cipherSuites} set alone replaces their TLS 1.3 part. */
+    private String[] defaultCiphers() {
+        CipherSuites suites;
+        String[] d;
+        NativeLibrary.ensureLoaded();
+        try {
+            suites = CipherSuites.get();
+            d = suites.sideDefaults(false);
+        } catch (SSLException e) {
+            throw new IllegalStateException("tlsbridge cannot list its default cipher suites: " + e.getMessage(), e);
+        }
+        String tls13 = TomcatVersions.tls13CipherSuites(sslHostConfig);
+        if (TomcatVersions.isDefaultCipherSuites(tls13)) {
+            return d;
+        }
+        List<String> out = new ArrayList<>(Arrays.asList(resolve(tls13).enabled));
+        for (String s : d) {
+            if (!suites.isTls13(s)) {
+                out.add(s);
+            }
+        }
+        return out.toArray(new String[0]);
+    }
+
+    private String[] configuredCiphers() {
+        String spec = sslHostConfig.getCiphers();
+        String tls13 = TomcatVersions.tls13CipherSuites(sslHostConfig);
+        if (tls13 != null && !tls13.isBlank()) {
+            // Tomcat 11: TLS 1.3 suites in their own attribute; OpenSSL takes them in this order
+            spec = tls13 + ":" + spec;
+        }
+        CipherConfig.Result r = resolve(spec);
+        if (!r.skipped.isEmpty()) {
+            log.warn("ciphers=\"" + spec + "\": suites OpenSSL selected that tlsbridge does not enable: " + r.skipped);
+        }
+        return r.enabled;
+    }
+
+    private static CipherConfig.Result resolve(String spec) {
+        CipherConfig.Result r;
+        try {
+            r = CipherConfig.resolve(spec);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("ciphers=\"" + spec + "\" rejected by OpenSSL: " + e.getMessage(), e);
+        }
+        if (r.enabled.length == 0) {
+            throw new IllegalArgumentException("ciphers=\"" + spec + "\" selects no cipher suite tlsbridge supports"
+                    + (r.skipped.isEmpty() ? "" : " (unsupported: " + r.skipped + ")"));
+        }
+        return r;
     }
 
     @Override

@@ -39,10 +39,30 @@ final class TomcatVersions {
 
     /** Tomcat's default cipher string of the running version (not the compile-time constant). */
     static String defaultCiphers() {
+        String v = constant("DEFAULT_TLS_CIPHERS");
+        return v != null ? v : SSLHostConfig.DEFAULT_TLS_CIPHERS;
+    }
+
+    /**
+     * Whether {@code ciphers} is what Tomcat holds when the attribute is not
+     * set (10.1: DEFAULT_TLS_CIPHERS; 11: DEFAULT_TLS_CIPHERS_12, the same
+     * string). Tomcat itself tells "not configured" this way.
+     */
+    static boolean isDefaultCiphers(String ciphers) {
+        return ciphers == null || ciphers.equals(defaultCiphers()) || ciphers.equals(constant("DEFAULT_TLS_CIPHERS_12"));
+    }
+
+    /** Whether Tomcat 11's {@code cipherSuites} (TLS 1.3) is unset: its default, blank, or absent (10.1). */
+    static boolean isDefaultCipherSuites(String cipherSuites) {
+        return cipherSuites == null || cipherSuites.isBlank() || cipherSuites.equals(constant("DEFAULT_TLS_CIPHERS_13"));
+    }
+
+    /** A public String constant of the running Tomcat's SSLHostConfig, or null. */
+    private static String constant(String name) {
         try {
-            return (String) SSLHostConfig.class.getField("DEFAULT_TLS_CIPHERS").get(null);
-        } catch (ReflectiveOperationException e) {
-            return SSLHostConfig.DEFAULT_TLS_CIPHERS;
+            return (String) SSLHostConfig.class.getField(name).get(null);
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            return null;
         }
     }
 }

@@ -42,7 +42,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * PKCS#12 and an EC PEM certificate with encrypted key, host other.example
  * from JKS with Java-named ciphers; HTTP/2 upgrade), "direct"
  * (socket.directSslBuffer, RSA PEM), "mtls" (client certificate required,
- * legacy-encrypted RSA PEM key, tickets disabled, server cipher order).
+ * legacy-encrypted RSA PEM key, tickets disabled, server cipher order), "named"
+ * (CBC and static-RSA suites named in ciphers).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -54,6 +55,7 @@ class TomcatHttpsTest {
     private int main;
     private int direct;
     private int mtls;
+    private int named;
     private Path big;
     private String bigSha;
 
@@ -105,10 +107,16 @@ class TomcatHttpsTest {
         mt.setCiphers("ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256");
         Connector mc = tc.https(EmbeddedTomcat.IMPL, mt);
 
+        SSLHostConfig nm = EmbeddedTomcat.host("_default_");
+        EmbeddedTomcat.pem(nm, Type.RSA, pki.path("rsa.key"), pki.path("rsa.pem"), null, null);
+        nm.setCiphers("ECDHE-RSA-AES128-SHA:AES128-SHA:ECDHE-RSA-AES128-GCM-SHA256");
+        Connector nc = tc.https(EmbeddedTomcat.IMPL, nm);
+
         tc.start();
         main = m.getLocalPort();
         direct = dc.getLocalPort();
         mtls = mc.getLocalPort();
+        named = nc.getLocalPort();
     }
 
     @AfterAll
@@ -246,6 +254,46 @@ class TomcatHttpsTest {
         Clients.Run no12 = Clients.sClient(pki, main, "other.example", "/info", "-tls1_2", "-cipher",
                 "ECDHE-RSA-AES128-GCM-SHA256");
         assertNotEquals(0, no12.exit, no12.toString());
+    }
+
+    /**
+     * The "main" connector's _default_ host sets neither ciphers nor
+     * protocols: Tomcat's default cipher string would select CBC and DHE
+     * suites, and its default protocols name TLS 1.0 and 1.1; tlsbridge's
+     * secure defaults apply instead.
+     */
+    @ParameterizedTest(name = "Tomcat defaults refuse {0}")
+    @Order(5)
+    @ValueSource(strings = {"ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-SHA384", "ECDHE-ECDSA-AES128-SHA",
+        "DHE-RSA-AES128-GCM-SHA256", "AES128-SHA", "AES256-GCM-SHA384"})
+    void tomcatDefaultCiphersAreTlsbridgeDefaults(String ossl) throws Exception {
+        Clients.Run no = Clients.sClient(pki, main, "localhost", "/info", "-tls1_2", "-cipher", ossl);
+        assertNotEquals(0, no.exit, no.toString());
+        assertFalse(no.out.contains("HTTP/1.1 200"), no.toString());
+        assertTrue(no.out.contains("alert handshake failure"), no.toString());
+    }
+
+    @ParameterizedTest(name = "Tomcat default protocols refuse {0}")
+    @Order(5)
+    @ValueSource(strings = {"-tls1", "-tls1_1"})
+    void tomcatDefaultProtocolsAreTls12AndUp(String flag) throws Exception {
+        Clients.Run no = Clients.sClient(pki, main, "localhost", "/info", flag, "-cipher", "DEFAULT:@SECLEVEL=0");
+        assertNotEquals(0, no.exit, no.toString());
+        assertTrue(no.out.contains("alert protocol version"), no.toString());
+    }
+
+    /** CBC and static-RSA suites named in {@code ciphers} are served, and only those named. */
+    @Test
+    @Order(5)
+    void cbcSuitesWhenNamed() throws Exception {
+        for (String ossl : new String[] {"ECDHE-RSA-AES128-SHA", "AES128-SHA"}) {
+            Clients.Run yes = Clients.sClient(pki, named, "localhost", "/info", "-tls1_2", "-cipher", ossl);
+            assertEquals(0, yes.exit, yes.toString());
+            assertTrue(yes.out.contains("Cipher is " + ossl), yes.toString());
+            assertTrue(yes.out.contains("HTTP/1.1 200"), yes.toString());
+        }
+        Clients.Run no = Clients.sClient(pki, named, "localhost", "/info", "-tls1_2", "-cipher", "ECDHE-RSA-AES256-SHA");
+        assertNotEquals(0, no.exit, no.toString());
     }
 
     @Test
