@@ -38,6 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.tlsbridge.test.Contexts;
 import org.tlsbridge.test.EnginePair;
 import org.tlsbridge.test.OneShotServer;
+import org.tlsbridge.test.Processes;
 import org.tlsbridge.test.TestPki;
 
 /**
@@ -113,7 +114,7 @@ class SecureDefaultsTest {
         List<String> cmd = new ArrayList<>(Arrays.asList("openssl", "s_client", "-connect", "127.0.0.1:" + port,
                 "-CAfile", PKI.file("ca.pem").toString(), "-servername", "localhost"));
         cmd.addAll(Arrays.asList(extra));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = Processes.builder(cmd).redirectErrorStream(true).start();
         CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> {
             try (InputStream in = p.getInputStream()) {
                 return in.readAllBytes();
@@ -228,8 +229,8 @@ class SecureDefaultsTest {
         javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
         tmf.init(ts);
         SSLContext client = Contexts.create(Contexts.TLSBRIDGE, "TLS", null, tmf.getTrustManagers());
-        int port = org.tlsbridge.test.Processes.freePort();
-        try (org.tlsbridge.test.Processes.Child server = org.tlsbridge.test.Processes.start(dir, "openssl", "s_server",
+        int port = Processes.freePort();
+        try (Processes.Child server = Processes.start(dir, "openssl", "s_server",
                 "-accept", "127.0.0.1:" + port, "-cert", "weak.pem", "-key", "weak.key", "-cipher",
                 "DEFAULT:@SECLEVEL=0", "-tls1_2", "-www")) {
             assertTrue(server.await("ACCEPT", 10_000), server.output());
@@ -264,7 +265,7 @@ class SecureDefaultsTest {
                 renegotiated[0] = rest.length > 0;
             });
             // hello, then R (renegotiate: a command only without -ign_eof), then a line that must never arrive
-            Process p = new ProcessBuilder("openssl", "s_client", "-connect", "127.0.0.1:" + s.port, "-CAfile",
+            Process p = Processes.builder("openssl", "s_client", "-connect", "127.0.0.1:" + s.port, "-CAfile",
                     PKI.file("ca.pem").toString(), "-servername", "localhost", "-tls1_2")
                     .redirectErrorStream(true).start();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
