@@ -33,8 +33,8 @@ source "$HERE/../../scripts/lib/common.sh"
 cd "$TB_ROOT"
 
 SUITE=testssl
-PASS=0
-FAIL=0
+NOT_RUN_RC=1
+source "$HERE/../lib/suite.sh"
 RESULTS=$HERE/results
 OUT=
 FULL=0
@@ -45,16 +45,6 @@ while (($#)); do
     *) shift ;; # the native build dir scripts/test passes: the jar carries the library
   esac
 done
-check() { # name, then a command
-  local name=$1; shift
-  if "$@"; then echo "PASS $SUITE: $name"; PASS=$((PASS + 1)); else echo "FAIL $SUITE: $name"; FAIL=$((FAIL + 1)); fi
-}
-finish() {
-  echo "SUMMARY $SUITE: $PASS passed, $FAIL failed"
-  ((FAIL == 0))
-  exit $?
-}
-not_run() { echo "NOT RUN: $SUITE: $*"; echo "SUMMARY $SUITE: $PASS passed, $FAIL failed"; exit 1; }
 
 need_pkgs testssl.sh openssl python3 maven openjdk-17-jdk-headless || not_run "cannot install testssl.sh"
 TESTSSL=$(command -v testssl || command -v testssl.sh) || not_run "no testssl binary after installing testssl.sh"

@@ -19,18 +19,8 @@ source "$HERE/../../scripts/lib/common.sh"
 cd "$TB_ROOT"
 
 SUITE=tomcat
-PASS=0
-FAIL=0
-check() { # name, then a command; one line per check
-  local name=$1; shift
-  if "$@"; then echo "PASS $SUITE: $name"; PASS=$((PASS + 1)); else echo "FAIL $SUITE: $name"; FAIL=$((FAIL + 1)); fi
-}
-finish() {
-  echo "SUMMARY $SUITE: $PASS passed, $FAIL failed"
-  ((FAIL == 0))
-  exit $?
-}
-not_run() { echo "NOT RUN: $SUITE: $*"; echo "SUMMARY $SUITE: $PASS passed, $FAIL failed"; exit 0; }
+NOT_RUN_RC=0
+source "$HERE/../lib/suite.sh"
 
 need_pkgs tomcat10 wrk curl openssl python3 || not_run "cannot install tomcat10/wrk"
 # Installing the package may start the system service where systemd runs; it must not stay up.
