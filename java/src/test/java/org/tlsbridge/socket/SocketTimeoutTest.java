@@ -89,7 +89,10 @@ class SocketTimeoutTest {
         long ms = (System.nanoTime() - startNs) / 1_000_000;
         System.out.println("timeout " + timeoutMs + " ms: measured " + ms + " ms");
         assertTrue(ms >= timeoutMs - 5, "timed out too early: " + ms + " ms");
-        assertTrue(ms < 2L * timeoutMs, "timed out too late: " + ms + " ms for " + timeoutMs);
+        // The upper bound only has to tell "honoured the timeout" from "waited for
+        // something else": a loaded 2-core CI machine (ASan run, GC) can add a few
+        // hundred ms of scheduling delay, which must not read as a failure.
+        assertTrue(ms < timeoutMs + Math.max(timeoutMs, 1500), "timed out too late: " + ms + " ms for " + timeoutMs);
     }
 
     /** A loopback listener whose accept queue is full, so a further SYN is dropped and connect waits. */
