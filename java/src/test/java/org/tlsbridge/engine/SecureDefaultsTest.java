@@ -114,24 +114,7 @@ class SecureDefaultsTest {
         List<String> cmd = new ArrayList<>(Arrays.asList("openssl", "s_client", "-connect", "127.0.0.1:" + port,
                 "-CAfile", PKI.file("ca.pem").toString(), "-servername", "localhost"));
         cmd.addAll(Arrays.asList(extra));
-        Process p = Processes.builder(cmd).redirectErrorStream(true).start();
-        CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> {
-            try (InputStream in = p.getInputStream()) {
-                return in.readAllBytes();
-            } catch (IOException e) {
-                return new byte[0];
-            }
-        });
-        try (OutputStream o = p.getOutputStream()) {
-            o.write(stdin);
-        } catch (IOException e) {
-            // it may be gone already (a refused handshake)
-        }
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-        }
-        p.waitFor();
-        return "exit=" + p.exitValue() + "\n" + new String(out.get(5, TimeUnit.SECONDS), StandardCharsets.UTF_8);
+        return Processes.run(stdin, 30, cmd).toString();
     }
 
     private static Throwable serverFailure(CompletableFuture<Void> f) throws Exception {

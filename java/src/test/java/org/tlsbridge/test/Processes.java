@@ -3,9 +3,11 @@ package org.tlsbridge.test;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** Real peers (openssl, curl) as child processes, with their output captured. */
@@ -110,5 +112,50 @@ public final class Processes {
 
     public static ProcessBuilder builder(String... cmd) {
         return builder(List.of(cmd));
+    }
+
+    /** What a finished child left: its exit status and combined output. */
+    public static final class Run {
+        public final int exit;
+        public final String out;
+
+        Run(int exit, String out) {
+            this.exit = exit;
+            this.out = out;
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exit + ":\n" + out;
+        }
+    }
+
+    /**
+     * Runs cmd to completion with stdin (may be null) as its input; an
+     * IOException if it outlives timeoutSeconds, so no test hangs on a peer.
+     */
+    public static Run run(byte[] stdin, int timeoutSeconds, List<String> cmd)
+            throws IOException, InterruptedException {
+        Process p = builder(cmd).redirectErrorStream(true).start();
+        CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> {
+            try (InputStream in = p.getInputStream()) {
+                return in.readAllBytes();
+            } catch (IOException e) {
+                return new byte[0];
+            }
+        });
+        try (OutputStream o = p.getOutputStream()) {
+            if (stdin != null) {
+                o.write(stdin);
+            }
+        } catch (IOException e) {
+            // the child may exit before reading its input (a refused handshake)
+        }
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            p.waitFor();
+            throw new IOException("timed out after " + timeoutSeconds + " s: " + String.join(" ", cmd));
+        }
+        return new Run(p.exitValue(), new String(out.join(), StandardCharsets.UTF_8));
     }
 }

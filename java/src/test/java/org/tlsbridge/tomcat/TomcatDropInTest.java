@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.tlsbridge.TlsBridgeProvider;
 import org.tlsbridge.engine.TlsBridgeEngine;
+import org.tlsbridge.test.Processes;
 
 /**
  * Drop-in mode: no sslImplementationName, Tomcat's own JSSEImplementation,
@@ -74,7 +75,7 @@ class TomcatDropInTest {
     @Test
     void servesTls12And13() throws Exception {
         for (String[] v : new String[][] {{"1.2", "ECDHE-RSA-AES256-GCM-SHA384"}, {"1.3", "TLS_AES_256_GCM_SHA384"}}) {
-            Clients.Run r = Clients.curl(pki, "localhost", port, "/info", "--http1.1", "--tlsv" + v[0], "--tls-max",
+            Processes.Run r = Clients.curl(pki, "localhost", port, "/info", "--http1.1", "--tlsv" + v[0], "--tls-max",
                     v[0]);
             assertEquals(0, r.exit, r.toString());
             assertTrue(r.out.contains("SSL connection using TLSv" + v[0] + " / " + v[1]), r.toString());

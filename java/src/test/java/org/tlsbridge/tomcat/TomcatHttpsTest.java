@@ -32,6 +32,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.tlsbridge.test.Processes;
 
 /**
  * Embedded Tomcat (10.1 or 11, whichever is on the class path) serving
@@ -177,7 +178,7 @@ class TomcatHttpsTest {
     @Order(2)
     @MethodSource("coreSuites")
     void curlEachSuite(String protocol, String std, String ossl, int bits) throws Exception {
-        Clients.Run r = protocol.equals("TLSv1.3")
+        Processes.Run r = protocol.equals("TLSv1.3")
                 ? Clients.curl(pki, "localhost", main, "/info", "--http1.1", "--tlsv1.3", "--tls13-ciphers", ossl)
                 : Clients.curl(pki, "localhost", main, "/info", "--http1.1", "--tlsv1.2", "--tls-max", "1.2",
                         "--ciphers", ossl);
@@ -195,7 +196,7 @@ class TomcatHttpsTest {
     @Order(3)
     @MethodSource("coreSuites")
     void sClientEachSuite(String protocol, String std, String ossl, int bits) throws Exception {
-        Clients.Run r = protocol.equals("TLSv1.3")
+        Processes.Run r = protocol.equals("TLSv1.3")
                 ? Clients.sClient(pki, main, "localhost", "/info", "-tls1_3", "-ciphersuites", ossl)
                 : Clients.sClient(pki, main, "localhost", "/info", "-tls1_2", "-cipher", ossl);
         assertEquals(0, r.exit, r.toString());
@@ -219,7 +220,7 @@ class TomcatHttpsTest {
         "-tls1_2, -cipher, ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES128-GCM-SHA256, 2048",
     })
     void severalCertificateTypesOnOneHost(String version, String option, String value, int bits) throws Exception {
-        Clients.Run r = Clients.sClient(pki, main, "localhost", "/info", version, option, value);
+        Processes.Run r = Clients.sClient(pki, main, "localhost", "/info", version, option, value);
         assertEquals(0, r.exit, r.toString());
         assertTrue(r.out.contains("Server public key is " + bits + " bit"), r.toString());
         assertTrue(r.out.contains("HTTP/1.1 200"), r.toString());
@@ -228,14 +229,14 @@ class TomcatHttpsTest {
     @Test
     @Order(4)
     void sniChoosesTheSslHostConfig() throws Exception {
-        Clients.Run other = Clients.sClient(pki, main, "other.example", "/info");
+        Processes.Run other = Clients.sClient(pki, main, "other.example", "/info");
         assertEquals(0, other.exit, other.toString());
         assertTrue(other.out.contains("subject=CN = other.example"), other.toString());
-        Clients.Run local = Clients.sClient(pki, main, "localhost", "/info");
+        Processes.Run local = Clients.sClient(pki, main, "localhost", "/info");
         assertEquals(0, local.exit, local.toString());
         assertTrue(local.out.contains("subject=CN = localhost"), local.toString());
         // curl checks the name against the certificate itself
-        Clients.Run curl = Clients.curl(pki, "other.example", main, "/info", "--http1.1");
+        Processes.Run curl = Clients.curl(pki, "other.example", main, "/info", "--http1.1");
         assertEquals(0, curl.exit, curl.toString());
         assertEquals("other.example", field(curl.out, "server"));
     }
@@ -243,15 +244,15 @@ class TomcatHttpsTest {
     @Test
     @Order(5)
     void javaNamedCiphersOfOneHostOnly() throws Exception {
-        Clients.Run no = Clients.sClient(pki, main, "other.example", "/info", "-tls1_3", "-ciphersuites",
+        Processes.Run no = Clients.sClient(pki, main, "other.example", "/info", "-tls1_3", "-ciphersuites",
                 "TLS_AES_128_GCM_SHA256");
         assertNotEquals(0, no.exit, no.toString());
         assertFalse(no.out.contains("HTTP/1.1 200"), no.toString());
-        Clients.Run yes = Clients.sClient(pki, main, "other.example", "/info", "-tls1_3", "-ciphersuites",
+        Processes.Run yes = Clients.sClient(pki, main, "other.example", "/info", "-tls1_3", "-ciphersuites",
                 "TLS_AES_256_GCM_SHA384");
         assertEquals(0, yes.exit, yes.toString());
         assertEquals("TLS_AES_256_GCM_SHA384", field(yes.out, "cipher_suite"));
-        Clients.Run no12 = Clients.sClient(pki, main, "other.example", "/info", "-tls1_2", "-cipher",
+        Processes.Run no12 = Clients.sClient(pki, main, "other.example", "/info", "-tls1_2", "-cipher",
                 "ECDHE-RSA-AES128-GCM-SHA256");
         assertNotEquals(0, no12.exit, no12.toString());
     }
@@ -267,7 +268,7 @@ class TomcatHttpsTest {
     @ValueSource(strings = {"ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-SHA384", "ECDHE-ECDSA-AES128-SHA",
         "DHE-RSA-AES128-GCM-SHA256", "AES128-SHA", "AES256-GCM-SHA384"})
     void tomcatDefaultCiphersAreTlsbridgeDefaults(String ossl) throws Exception {
-        Clients.Run no = Clients.sClient(pki, main, "localhost", "/info", "-tls1_2", "-cipher", ossl);
+        Processes.Run no = Clients.sClient(pki, main, "localhost", "/info", "-tls1_2", "-cipher", ossl);
         assertNotEquals(0, no.exit, no.toString());
         assertFalse(no.out.contains("HTTP/1.1 200"), no.toString());
         assertTrue(no.out.contains("alert handshake failure"), no.toString());
@@ -277,7 +278,7 @@ class TomcatHttpsTest {
     @Order(5)
     @ValueSource(strings = {"-tls1", "-tls1_1"})
     void tomcatDefaultProtocolsAreTls12AndUp(String flag) throws Exception {
-        Clients.Run no = Clients.sClient(pki, main, "localhost", "/info", flag, "-cipher", "DEFAULT:@SECLEVEL=0");
+        Processes.Run no = Clients.sClient(pki, main, "localhost", "/info", flag, "-cipher", "DEFAULT:@SECLEVEL=0");
         assertNotEquals(0, no.exit, no.toString());
         assertTrue(no.out.contains("alert protocol version"), no.toString());
     }
@@ -287,23 +288,23 @@ class TomcatHttpsTest {
     @Order(5)
     void cbcSuitesWhenNamed() throws Exception {
         for (String ossl : new String[] {"ECDHE-RSA-AES128-SHA", "AES128-SHA"}) {
-            Clients.Run yes = Clients.sClient(pki, named, "localhost", "/info", "-tls1_2", "-cipher", ossl);
+            Processes.Run yes = Clients.sClient(pki, named, "localhost", "/info", "-tls1_2", "-cipher", ossl);
             assertEquals(0, yes.exit, yes.toString());
             assertTrue(yes.out.contains("Cipher is " + ossl), yes.toString());
             assertTrue(yes.out.contains("HTTP/1.1 200"), yes.toString());
         }
-        Clients.Run no = Clients.sClient(pki, named, "localhost", "/info", "-tls1_2", "-cipher", "ECDHE-RSA-AES256-SHA");
+        Processes.Run no = Clients.sClient(pki, named, "localhost", "/info", "-tls1_2", "-cipher", "ECDHE-RSA-AES256-SHA");
         assertNotEquals(0, no.exit, no.toString());
     }
 
     @Test
     @Order(6)
     void requiredClientCertificateAccepted() throws Exception {
-        Clients.Run r = Clients.curl(pki, "localhost", mtls, "/info", "--http1.1", "--cert", pki.path("client.pem"),
+        Processes.Run r = Clients.curl(pki, "localhost", mtls, "/info", "--http1.1", "--cert", pki.path("client.pem"),
                 "--key", pki.path("client.key"));
         assertEquals(0, r.exit, r.toString());
         assertEquals("CN=tlsbridge test client", field(r.out, "peer"), r.out);
-        Clients.Run r12 = Clients.curl(pki, "localhost", mtls, "/info", "--http1.1", "--tlsv1.2", "--tls-max", "1.2",
+        Processes.Run r12 = Clients.curl(pki, "localhost", mtls, "/info", "--http1.1", "--tlsv1.2", "--tls-max", "1.2",
                 "--cert", pki.path("client.pem"), "--key", pki.path("client.key"));
         assertEquals(0, r12.exit, r12.toString());
         assertEquals("CN=tlsbridge test client", field(r12.out, "peer"), r12.out);
@@ -313,14 +314,14 @@ class TomcatHttpsTest {
     @Test
     @Order(6)
     void optionalClientCertificateWithPemCaFile() throws Exception {
-        Clients.Run with = Clients.curl(pki, "other.example", main, "/info", "--http1.1", "--cert",
+        Processes.Run with = Clients.curl(pki, "other.example", main, "/info", "--http1.1", "--cert",
                 pki.path("client.pem"), "--key", pki.path("client.key"));
         assertEquals(0, with.exit, with.toString());
         assertEquals("CN=tlsbridge test client", field(with.out, "peer"), with.out);
-        Clients.Run without = Clients.curl(pki, "other.example", main, "/info", "--http1.1");
+        Processes.Run without = Clients.curl(pki, "other.example", main, "/info", "--http1.1");
         assertEquals(0, without.exit, without.toString());
         assertEquals("none", field(without.out, "peer"), without.out);
-        Clients.Run rogue = Clients.curl(pki, "other.example", main, "/info", "--http1.1", "--cert",
+        Processes.Run rogue = Clients.curl(pki, "other.example", main, "/info", "--http1.1", "--cert",
                 pki.path("rogue.pem"), "--key", pki.path("rogue.key"));
         assertNotEquals(0, rogue.exit, rogue.toString());
     }
@@ -330,7 +331,7 @@ class TomcatHttpsTest {
     @ValueSource(strings = {"none", "untrusted"})
     void requiredClientCertificateRejected(String which) throws Exception {
         for (String tls : new String[] {"1.2", "1.3"}) {
-            Clients.Run r = which.equals("none")
+            Processes.Run r = which.equals("none")
                     ? Clients.curl(pki, "localhost", mtls, "/info", "--http1.1", "--tlsv" + tls, "--tls-max", tls)
                     : Clients.curl(pki, "localhost", mtls, "/info", "--http1.1", "--tlsv" + tls, "--tls-max", tls,
                             "--cert", pki.path("rogue.pem"), "--key", pki.path("rogue.key"));
@@ -345,12 +346,12 @@ class TomcatHttpsTest {
     @Order(8)
     void honorCipherOrder() throws Exception {
         String clientOrder = "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384";
-        Clients.Run server = Clients.sClient(pki, mtls, "localhost", "/info", "-tls1_2", "-cipher", clientOrder,
+        Processes.Run server = Clients.sClient(pki, mtls, "localhost", "/info", "-tls1_2", "-cipher", clientOrder,
                 "-cert", pki.path("client.pem"), "-key", pki.path("client.key"));
         assertEquals(0, server.exit, server.toString());
         assertTrue(server.out.contains("Cipher is ECDHE-RSA-AES256-GCM-SHA384"), server.toString());
         // the main connector keeps Tomcat's default (honorCipherOrder=false): the client's order wins
-        Clients.Run client = Clients.sClient(pki, main, "localhost", "/info", "-tls1_2", "-cipher", clientOrder);
+        Processes.Run client = Clients.sClient(pki, main, "localhost", "/info", "-tls1_2", "-cipher", clientOrder);
         assertEquals(0, client.exit, client.toString());
         assertTrue(client.out.contains("Cipher is ECDHE-RSA-AES128-GCM-SHA256"), client.toString());
     }
@@ -358,10 +359,10 @@ class TomcatHttpsTest {
     @Test
     @Order(9)
     void disableSessionTickets() throws Exception {
-        Clients.Run with = Clients.sClient(pki, main, "localhost", "/info", "-tls1_2");
+        Processes.Run with = Clients.sClient(pki, main, "localhost", "/info", "-tls1_2");
         assertEquals(0, with.exit, with.toString());
         assertTrue(with.out.contains("TLS session ticket lifetime hint"), with.toString());
-        Clients.Run without = Clients.sClient(pki, mtls, "localhost", "/info", "-tls1_2", "-cert",
+        Processes.Run without = Clients.sClient(pki, mtls, "localhost", "/info", "-tls1_2", "-cert",
                 pki.path("client.pem"), "-key", pki.path("client.key"));
         assertEquals(0, without.exit, without.toString());
         assertTrue(without.out.contains("HTTP/1.1 200"), without.toString());
@@ -377,7 +378,7 @@ class TomcatHttpsTest {
             System.err.println("\n*** " + msg + " ***\n");
             Assumptions.abort(msg);
         }
-        Clients.Run r = Clients.curl(pki, "localhost", main, "/info", "--http2");
+        Processes.Run r = Clients.curl(pki, "localhost", main, "/info", "--http2");
         assertEquals(0, r.exit, r.toString());
         assertTrue(r.out.contains("ALPN: server accepted h2") || r.out.contains("ALPN, server accepted to use h2"),
                 r.toString());
@@ -389,13 +390,13 @@ class TomcatHttpsTest {
     @ValueSource(strings = {"heap", "direct"})
     void bigTransfers(String buffers) throws Exception {
         int port = buffers.equals("heap") ? main : direct;
-        Clients.Run up = Clients.curl(pki, "localhost", port, "/upload", "--http1.1", "--data-binary",
+        Processes.Run up = Clients.curl(pki, "localhost", port, "/upload", "--http1.1", "--data-binary",
                 "@" + big, "-H", "Content-Type: application/octet-stream");
         assertEquals(0, up.exit, up.toString());
         assertTrue(up.out.contains("sha256=" + bigSha + " bytes=" + BIG), up.out);
         Path got = Files.createTempFile("tlsbridge-down", ".bin");
         try {
-            Clients.Run down = Clients.curl(pki, "localhost", port, "/download", "--http1.1", "-o", got.toString());
+            Processes.Run down = Clients.curl(pki, "localhost", port, "/download", "--http1.1", "-o", got.toString());
             assertEquals(0, down.exit, down.toString());
             assertEquals(BIG, Files.size(got));
             MessageDigest md = TestServlets.sha256();
