@@ -248,33 +248,30 @@ class SecureDefaultsTest {
                 renegotiated[0] = rest.length > 0;
             });
             // hello, then R (renegotiate: a command only without -ign_eof), then a line that must never arrive
-            Process p = Processes.builder("openssl", "s_client", "-connect", "127.0.0.1:" + s.port, "-CAfile",
-                    PKI.file("ca.pem").toString(), "-servername", "localhost", "-tls1_2")
-                    .redirectErrorStream(true).start();
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            Thread pump = pump(p, out);
-            OutputStream in = p.getOutputStream();
-            in.write(HELLO);
-            in.flush();
-            waitFor(out, "HELLO", 20_000);
-            in.write("R\n".getBytes(StandardCharsets.US_ASCII));
-            in.flush();
-            Throwable t = serverFailure(f);
-            try {
-                in.write("after\n".getBytes(StandardCharsets.US_ASCII));
-                in.close();
-            } catch (IOException e) {
-                // s_client has gone
+            try (Processes.Child sc = Processes.start("openssl", "s_client", "-connect", "127.0.0.1:" + s.port,
+                    "-CAfile", PKI.file("ca.pem").toString(), "-servername", "localhost", "-tls1_2")) {
+                OutputStream in = sc.process.getOutputStream();
+                in.write(HELLO);
+                in.flush();
+                assertTrue(sc.await("HELLO", 20_000), "no 'HELLO' within 20000 ms:\n" + sc.output());
+                in.write("R\n".getBytes(StandardCharsets.US_ASCII));
+                in.flush();
+                Throwable t = serverFailure(f);
+                try {
+                    in.write("after\n".getBytes(StandardCharsets.US_ASCII));
+                    in.close();
+                } catch (IOException e) {
+                    // s_client has gone
+                }
+                assertTrue(sc.waitFor(20) >= 0, "s_client still running:\n" + sc.output());
+                String o = sc.output();
+                assertTrue(o.contains("RENEGOTIATING"), o);
+                assertTrue(o.contains("no renegotiation"), o);
+                assertNotNull(t, "server engine saw no failure:\n" + o);
+                assertTrue(t instanceof SSLException, t.toString());
+                assertTrue(t.getMessage().contains("handshake failure"), t.getMessage());
+                assertFalse(renegotiated[0], "data arrived after the refused renegotiation");
             }
-            assertTrue(p.waitFor(20, TimeUnit.SECONDS), "s_client still running:\n" + out);
-            pump.join(5000);
-            String o = out.toString(StandardCharsets.UTF_8);
-            assertTrue(o.contains("RENEGOTIATING"), o);
-            assertTrue(o.contains("no renegotiation"), o);
-            assertNotNull(t, "server engine saw no failure:\n" + o);
-            assertTrue(t instanceof SSLException, t.toString());
-            assertTrue(t.getMessage().contains("handshake failure"), t.getMessage());
-            assertFalse(renegotiated[0], "data arrived after the refused renegotiation");
         }
     }
 
@@ -532,38 +529,6 @@ class SecureDefaultsTest {
     }
 
     // ---- helpers ----
-
-    private static Thread pump(Process p, ByteArrayOutputStream out) {
-        Thread t = new Thread(() -> {
-            try (InputStream in = p.getInputStream()) {
-                byte[] b = new byte[4096];
-                int n;
-                while ((n = in.read(b)) > 0) {
-                    synchronized (out) {
-                        out.write(b, 0, n);
-                    }
-                }
-            } catch (IOException e) {
-                // ended
-            }
-        }, "s_client-output");
-        t.setDaemon(true);
-        t.start();
-        return t;
-    }
-
-    private static void waitFor(ByteArrayOutputStream out, String text, long millis) throws InterruptedException {
-        long end = System.currentTimeMillis() + millis;
-        while (System.currentTimeMillis() < end) {
-            synchronized (out) {
-                if (out.toString(StandardCharsets.UTF_8).contains(text)) {
-                    return;
-                }
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no '" + text + "' within " + millis + " ms:\n" + out);
-    }
 
     private static String readN(InputStream in, int n) throws IOException {
         return new String(in.readNBytes(n), StandardCharsets.US_ASCII);

@@ -90,6 +90,10 @@ public final class Processes {
         }
     }
 
+    public static Child start(String... cmd) throws IOException {
+        return new Child(builder(cmd).redirectErrorStream(true).start());
+    }
+
     public static Child start(java.nio.file.Path dir, String... cmd) throws IOException {
         return new Child(builder(cmd).directory(dir.toFile()).redirectErrorStream(true).start());
     }
