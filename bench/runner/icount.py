@@ -88,7 +88,7 @@ def run(exe, pairs=PAIRS):
     if missing:
         raise RuntimeError(f"callgrind dumps missing for {missing}")
     return {"openssl": info.get("openssl", "?"), "cpu": info.get("cpu", "?"), "pairs": pairs,
-            "ops": {k: ops[k] for k, _ in OPS}, "command": " ".join(cmd[:-2] + ["icount", str(pairs)])}
+            "ops": {k: ops[k] for k, _ in OPS}, "command": " ".join([c for c in cmd[:-2] if not c.startswith("--callgrind-out")] + ["icount", str(pairs)])}
 
 
 def measure(build_dir, out_dir, runs=2, pairs=PAIRS):
