@@ -431,7 +431,7 @@ def profile_cell(results, cells, ctx, g, mode, size, o, work):
         if g.suite.key == plan.PRIMARY and size == 1024 and mode in ("keepalive", "newconn"):
             want += sorted(ALWAYS_PROFILE, reverse=True)
         for t in report.targets(results):
-            if t["status"] == "MISS":
+            if targets.missed(t):
                 want += [v for v, m, n, sk in t.get("cells", []) if (m, n, sk) == here and v not in want]
     by_name = {h.variant.name: h for h in cells}
     for name in want:

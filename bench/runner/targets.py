@@ -69,7 +69,8 @@ def _line(name, ours, theirs, metric, factor, op="le", pairs=None):
             detail += f"; the pairs straddle the target (median alone: {'PASS' if _passes(med, factor, op) else 'MISS'})"
         if len(ratios) < PAIRS_MIN:
             detail += f"; only {len(ratios)} pairs (< {PAIRS_MIN}): indicative"
-        extra = {"ratio": med, "ratio_min": lo, "ratio_max": hi, "pairs": len(ratios)}
+        extra = {"ratio": med, "ratio_min": lo, "ratio_max": hi, "pairs": len(ratios),
+                 "median_status": "PASS" if _passes(med, factor, op) else "MISS"}
     else:
         status = "PASS" if _passes(b / a, factor, op) else "MISS"
         detail = (f"{ours['variant']} {a:.4g} vs {theirs['variant']} {b:.4g} {metric.replace('_', ' ')}: "
@@ -88,6 +89,11 @@ def _line(name, ours, theirs, metric, factor, op="le", pairs=None):
         detail += f"; negotiated suite not proven for {', '.join(unverified)}"
     return dict({"target": name, "status": status, "detail": detail, "ours": a, "theirs": b,
                  "cells": [cell_key(ours), cell_key(theirs)]}, **extra)
+
+
+def missed(t):
+    """A MISS, or NOISY pairs whose median misses: both get profiled."""
+    return t["status"] == "MISS" or (t["status"] == "NOISY" and t.get("median_status") == "MISS")
 
 
 def _warm_text(w):

@@ -6,7 +6,8 @@
 # per target, and at least one PNG; BenchmarkSSLSocket cells proven
 # server-side; each JVM cell's warm-up recorded, each judged target paired
 # (ratios, A/B orders, seed); the instruction counts; the tlsbridge-probe
-# pass and perf profiles (or their NOT AVAILABLE line).
+# pass and perf profiles (or their NOT AVAILABLE line). Before the run,
+# tests/bench/verdicts.py checks the verdict logic on made-up windows.
 # Prints one line per check and a SUMMARY.
 # Variants missing from this build are listed as NOT AVAILABLE in the report
 # (checked here), never skipped silently.
@@ -17,6 +18,9 @@ OUT=$(mktemp -d /tmp/tb-bench-smoke.XXXXXX)
 # kept for a look when a check fails
 trap 'if ((FAILED_SMOKE)); then rm -rf /tmp/tb-bench-smoke-last; mv "$OUT" /tmp/tb-bench-smoke-last; else rm -rf "$OUT"; fi' EXIT
 FAILED_SMOKE=1
+# the verdict logic on made-up windows first (no server, a second)
+python3 tests/bench/verdicts.py 2>/dev/null | tee "$OUT/verdicts.log"
+read -r _ VP VF < <(grep '^VERDICTS ' "$OUT/verdicts.log" || echo "VERDICTS 0 1")
 START=$(date +%s)
 # scripts/test has just built and verified the tree; scripts/bench still
 # installs it into ~/.m2 and builds the bench modules (TB_BENCH_SKIP_BUILD
@@ -25,10 +29,10 @@ scripts/bench --quick --out "$OUT" >"$OUT/bench.log" 2>&1
 RC=$?
 ELAPSED=$(( $(date +%s) - START ))
 tail -40 "$OUT/bench.log"
-python3 - "$OUT" "$RC" "$ELAPSED" <<'PY'
+python3 - "$OUT" "$RC" "$ELAPSED" "$VP" "$VF" <<'PY'
 import glob, json, os, sys
 out, rc, elapsed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-passed = failed = 0
+passed, failed = int(sys.argv[4]), int(sys.argv[5])  # tests/bench/verdicts.py
 def check(name, ok, detail=""):
     global passed, failed
     print(f"{'ok  ' if ok else 'FAIL'} {name}{(': ' + detail) if detail and not ok else ''}")
