@@ -53,12 +53,42 @@ def build(build_dir, out_dir):
     cmd = ["cc", "-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wstrict-prototypes",
            "-Wmissing-prototypes", "-Wno-unused-parameter", "-D_GNU_SOURCE",
            "-I" + os.path.join(ROOT, "native", "core"), "-I" + os.path.join(ROOT, "native", "include"),
-           "-I" + os.path.join(ROOT, "tests", "fuzz"), SRC, os.path.join(ROOT, "tests", "fuzz", "fuzz_rand.c"),
-           lib, "-lssl", "-lcrypto", "-lpthread", "-o", exe]
+           "-I" + os.path.join(ROOT, "tests", "fuzz")] + openssl_flags(build_dir) + [
+           SRC, os.path.join(ROOT, "tests", "fuzz", "fuzz_rand.c"), lib] + openssl_libs(build_dir) + [
+           "-lpthread", "-o", exe]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise Unavailable("the harness does not build:\n" + p.stderr[-3000:])
     return exe
+
+
+def _cmake_cache(build_dir):
+    """The OpenSSL the CMake build found (system or bundled): the harness
+    must compile and link against the same one as tbcore."""
+    out = {}
+    try:
+        for ln in open(os.path.join(build_dir, "CMakeCache.txt")):
+            m = re.match(r"(OPENSSL_(?:INCLUDE_DIR|SSL_LIBRARY|CRYPTO_LIBRARY)):\w+=(.+)$", ln.strip())
+            if m:
+                out[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return out
+
+
+def openssl_flags(build_dir):
+    inc = _cmake_cache(build_dir).get("OPENSSL_INCLUDE_DIR")
+    return ["-I" + inc] if inc and inc != "/usr/include" else []
+
+
+def openssl_libs(build_dir):
+    c = _cmake_cache(build_dir)
+    libs = [c[k] for k in ("OPENSSL_SSL_LIBRARY", "OPENSSL_CRYPTO_LIBRARY") if k in c]
+    if len(libs) != 2:
+        return ["-lssl", "-lcrypto"]
+    dirs = sorted({os.path.dirname(x) for x in libs if (x.endswith(".so") or ".so." in x)
+                   and not x.startswith(("/usr/lib/", "/lib/"))})
+    return libs + [f"-Wl,-rpath,{d}" for d in dirs]
 
 
 def run(exe, pairs=PAIRS):
