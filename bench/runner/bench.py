@@ -9,14 +9,17 @@ import datetime
 import glob
 import json
 import os
+import random
 import shutil
 import signal
+import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import envinfo  # noqa: E402
+import icount  # noqa: E402
 import jmh  # noqa: E402
 import measure  # noqa: E402
 import pki  # noqa: E402
@@ -25,6 +28,7 @@ import probe  # noqa: E402
 import perfprofile as perfprof  # noqa: E402
 import report  # noqa: E402
 import suites  # noqa: E402
+import targets  # noqa: E402
 import variants  # noqa: E402
 import verify  # noqa: E402
 
@@ -62,12 +66,20 @@ def parse(argv):
     ap.add_argument("--modes", type=lambda s: s.split(","), help="keepalive,newconn,resumed")
     ap.add_argument("--duration", type=float, help="seconds per timed run")
     ap.add_argument("--reps", type=int, help="interleaved repetitions per cell (>= 3 for real figures)")
-    ap.add_argument("--warmup", type=float, help="seconds of warm-up per server start")
-    ap.add_argument("--preroll", type=float, help="untimed seconds before a cell's first repetition")
+    ap.add_argument("--warmup", type=float, help="cap in seconds on a JVM server's warm-up per cell: its cell's "
+                    "load in --warmup-window windows until three in a row agree within 5%% on CPU per request")
+    ap.add_argument("--warmup-window", type=float, default=1.0, help="seconds per warm-up window")
+    ap.add_argument("--preroll", type=float, help="untimed seconds before a cell's first repetition (servers "
+                    "without a JIT; JVM servers get the converging warm-up)")
+    ap.add_argument("--pairs", type=int, help="alternating A/B pairs of windows per target (full: 7, quick: 3)")
+    ap.add_argument("--pair-duration", type=float, help="seconds per paired window (default --duration; quick: 1)")
+    ap.add_argument("--seed", type=int, help="seed of the per-pair A/B order (default: random, printed)")
     ap.add_argument("--connections", type=int, default=50, help="wrk connections")
     ap.add_argument("--concurrency", type=int, default=100, help="siege users (JSS's table used 100)")
     ap.add_argument("--newconn-size", type=int, default=1024, help="body size of new-connection/resumed cells")
     ap.add_argument("--jmh", choices=["on", "off"], default="on")
+    ap.add_argument("--icount", choices=["on", "off"], default="on",
+                    help="instruction counts of the engine core under callgrind (bench/runner/icount.py)")
     ap.add_argument("--probe", choices=["off", "primary", "all"], default="primary",
                     help="extra passes with tlsbridge-probe attached: on the primary suite's smallest size per "
                          "mode and the plain floors (primary), on every cell (all)")
@@ -86,11 +98,19 @@ def parse(argv):
     # The full run's shape fits 45 minutes on a quiet 2-vCPU machine (see
     # plan.estimate_seconds, calibrated on measured phase times): 3 s windows
     # still hold 10^3 handshakes or 10^5 keep-alive requests per repetition.
-    # --quick has no pre-roll: the warm-up has just driven every mode.
-    o.duration = o.duration or (2.0 if q else 3.0)
+    # --quick has no pre-roll for servers without a JIT (nginx).
+    o.duration = o.duration or (1.0 if q else 3.0)
     o.reps = o.reps or (1 if q else 3)
-    o.warmup = o.warmup if o.warmup is not None else (2.0 if q else 4.0)
+    # the warm-up needs three windows to agree: --quick caps it there (it
+    # says whether they agreed), the full run goes on for up to a minute
+    o.warmup = o.warmup if o.warmup is not None else (3.0 if q else 60.0)
     o.preroll = o.preroll if o.preroll is not None else (0.0 if q else 1.0)
+    o.pairs = o.pairs if o.pairs is not None else (3 if q else 7)
+    # --quick converges on its keep-alive cells only (the JIT-heavy steady
+    # state); its other JVM cells get one pre-roll window
+    o.warm_modes = ("keepalive",) if q else ("keepalive", "newconn", "resumed")
+    o.pair_duration = o.pair_duration or (1.0 if q else o.duration)
+    o.seed = o.seed if o.seed is not None else random.SystemRandom().randrange(1 << 31)
     o.probe_passes = max(1, min(o.probe_passes or 1, o.reps))
     o.profile_seconds = o.profile_seconds or (2.0 if q else 3.0)
     o.profile_max = o.profile_max if o.profile_max is not None else (4 if q else 0)
@@ -160,7 +180,8 @@ def main(argv):
     est_parts = {}
     est = plan.estimate_seconds(groups, avail, o, est_parts)
     log(f"{len(groups)} server configurations, {sum(len(g.cells) for g in groups)} workloads, "
-        f"{len(tls_v)} TLS + {len(plain_v)} plain variants; estimated {est / 60:.1f} min")
+        f"{len(tls_v)} TLS + {len(plain_v)} plain variants; estimated {est / 60:.1f} min; "
+        f"pair order seed {o.seed}")
 
     results = {"meta": {"started": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
                         "mode": "quick" if o.quick else "full", "argv": argv,
@@ -211,8 +232,6 @@ def main(argv):
             handles.append(h)
             log(f"  {v.name} listening on {h.port} (pid {h.proc.pid})")
         try:
-            with phase("warm-up"):
-                warm(handles, g, o, work)
             for mode, size in g.cells:
                 cells = run_cell(results, handles, g, mode, size, o, work, probe_bin)
                 with phase("perf profile"):
@@ -231,26 +250,50 @@ def main(argv):
             profile_jmh(results, ctx, o, work)
         if results["jmh"].get("ok") is False:
             log("JMH failed: " + results["jmh"].get("reason", ""))
+    if o.icount == "on":
+        log("instruction counts of the engine core (callgrind)")
+        with phase("instruction counts"):
+            results["icount"] = run_icount(work, 1 if o.quick else 2)
+        if not results["icount"].get("ok"):
+            results["not_available"].append({"what": "instruction counts", "why": results["icount"]["reason"]})
+            log("NOT AVAILABLE: instruction counts: " + results["icount"]["reason"])
     write(results, out, ctx, tomcat_version, started, o, final=True)
     report.print_table(results)
     log(f"results: {out}/results.json, report.md, {len(glob.glob(os.path.join(out, '*.png')))} PNG")
     return 0
 
 
-def warm(handles, g, o, work):
-    """Untimed load after a start so the JIT has compiled the hot paths."""
-    if o.warmup <= 0:
-        return
-    modes = []
-    for m, n in g.cells:
-        if m not in [x for x, _ in modes]:
-            modes.append((m, n))
-    per = max(1.0, o.warmup / len(modes))
-    for h in handles:
-        for m, n in modes:
-            if m in h.variant.modes:
-                n = n if not h.variant.sizes or n in h.variant.sizes else h.variant.sizes[0]
-                measure.drive(h, m, min(n, 16384), per, o, work, g.suite)
+def run_icount(work, runs):
+    try:
+        res = icount.measure(os.path.join(ROOT, "target", "native"), os.path.join(work, "icount"), runs)
+    except icount.Unavailable as e:
+        return {"ok": False, "reason": str(e)}
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+        return {"ok": False, "reason": f"failed: {e}"}
+    b = res["baseline"]
+    log(f"  instruction counts: {b['status']}" + (f" ({b['why']})" if b.get("why") else ""))
+    return dict(res, ok=True)
+
+
+def converge(h, g, mode, size, o, work):
+    """A JVM server runs its cell's own load in --warmup-window windows until
+    plan.WARM_AGREE of them in a row agree, or --warmup seconds of load: a JIT
+    still compiling (SunJSSE has more Java to compile than tlsbridge) must
+    not be timed."""
+    t0, vals, converged = time.monotonic(), [], False
+    most = max(plan.WARM_AGREE, int(round(o.warmup / o.warmup_window)))
+    while len(vals) < most and h.proc.alive():
+        r, _ = measure.one(h, mode, size, o.warmup_window, o, work, g.suite)
+        vals.append(r["cpu_ms_per_req"])
+        last = vals[-plan.WARM_AGREE:]
+        if len(last) == plan.WARM_AGREE and all(last) and max(last) <= min(last) * (1 + plan.WARM_TOL):
+            converged = True
+            break
+    w = {"seconds": round(len(vals) * o.warmup_window, 1), "wall_s": round(time.monotonic() - t0, 1),
+         "windows": vals, "converged": converged, "cap_s": o.warmup}
+    log(f"  {mode:9} {size:>8} {h.variant.name:24} warm-up: {len(vals)} windows, "
+        f"{'converged' if converged else 'CAP, not converged'}: {' '.join(f'{x:.4f}' for x in vals if x)}")
+    return w
 
 
 def run_cell(results, handles, g, mode, size, o, work, probe_bin):
@@ -272,6 +315,16 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
     if o.quick:
         primary = primary and g.suite.key == plan.PRIMARY and mode == "keepalive"
     probed = bool(probe_bin) and (o.probe == "all" or (o.probe == "primary" and primary))
+    for h in cells:
+        if not h.proc.alive():
+            continue
+        if h.variant.jdk and mode in o.warm_modes:
+            with phase("warm-up"):
+                cells[h]["warmup"] = converge(h, g, mode, size, o, work)
+        elif o.preroll > 0 or h.variant.jdk:
+            with phase("preroll"):
+                measure.drive(h, mode, size, max(o.preroll, o.warmup_window if h.variant.jdk else 0), o, work,
+                              g.suite)
     pairs = {h: [] for h in cells}
     for rep in range(o.reps):
         order = list(cells)
@@ -279,9 +332,6 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
         for h in order[k:] + order[:k]:
             if not h.proc.alive():
                 continue
-            if rep == 0 and o.preroll > 0:
-                with phase("preroll"):
-                    measure.drive(h, mode, size, o.preroll, o, work, g.suite)
             with phase(f"rep {mode}"):
                 r, cmd = measure.one(h, mode, size, o.duration, o, work, g.suite)
             r["rep"] = rep + 1
@@ -320,7 +370,42 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
         if c["bottleneck"] == "client":
             c["notes"].append(f"client-bound: {c['client']} used its whole CPU while the server did not")
         results["cells"].append(c)
+    with phase(f"pairs {mode}"):
+        run_pairs(results, cells, g, mode, size, o, work)
     return cells
+
+
+def run_pairs(results, cells, g, mode, size, o, work):
+    """Each target judged on this workload: --pairs pairs of windows of its
+    two cells, A then B or B then A as a seeded coin says, so drift on a
+    shared machine hits both sides of a pair alike; the verdict is the
+    median of the per-pair ratios (targets.py)."""
+    by_name = {h.variant.name: h for h in cells}
+    rng = random.Random(f"{o.seed} {mode} {size} {g.suite.key}")
+    for name, va, vb, metric in targets.pairings(results, mode, size, g.suite.key):
+        ha, hb = by_name.get(va), by_name.get(vb)
+        if not ha or not hb:
+            continue
+        e = {"ours": va, "theirs": vb, "metric": metric, "seconds": o.pair_duration, "seed": o.seed,
+             "ratios": [], "orders": [], "windows": []}
+        for i in range(o.pairs):
+            order = [ha, hb]
+            rng.shuffle(order)
+            got = {}
+            for h in order:
+                if h.proc.alive():
+                    r, _ = measure.one(h, mode, size, o.pair_duration, o, work, g.suite)
+                    got[h] = r.get(metric)
+                    e["windows"].append({"pair": i + 1, "variant": h.variant.name, metric: r.get(metric),
+                                         "req_per_s": r["req_per_s"], "errors": r["errors"],
+                                         "others_on_server_cpu": r.get("others_on_server_cpu")})
+            a, b = got.get(ha), got.get(hb)
+            e["ratios"].append(round(b / a, 4) if a and b else None)
+            e["orders"].append("AB" if order[0] is ha else "BA")
+        results.setdefault("pairs", {})[name] = e
+        ok = [x for x in e["ratios"] if x is not None]
+        log(f"  pairs {va} vs {vb}: ratios {' '.join(f'{x:.2f}' for x in ok)} "
+            f"(orders {' '.join(e['orders'])}, seed {o.seed})")
 
 
 def log_rep(mode, size, name, what, r):
@@ -346,7 +431,7 @@ def profile_cell(results, cells, ctx, g, mode, size, o, work):
         if g.suite.key == plan.PRIMARY and size == 1024 and mode in ("keepalive", "newconn"):
             want += sorted(ALWAYS_PROFILE, reverse=True)
         for t in report.targets(results):
-            if t["status"] == "MISS":
+            if targets.missed(t):
                 want += [v for v, m, n, sk in t.get("cells", []) if (m, n, sk) == here and v not in want]
     by_name = {h.variant.name: h for h in cells}
     for name in want:

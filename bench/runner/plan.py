@@ -4,6 +4,10 @@ narrowed by the command-line options."""
 import suites
 
 PRIMARY = "t13-aes128"
+# A JVM cell's warm-up has converged when this many windows in a row agree
+# on CPU per request within WARM_TOL (max over min).
+WARM_AGREE = 3
+WARM_TOL = 0.05
 KA_SIZES = [1024, 16384, 65536, 1048576]
 
 
@@ -77,7 +81,7 @@ def build(opts):
 # (wrk / siege), the probe's attach and calibration, a profile's perf
 # start, jcmd and perf script.
 COST = {"start": 1.5, "stop": 2.0, "wrk": 0.2, "siege": 1.2, "probe": 0.6, "profile": 2.0,
-        "jmh_full": 200.0, "jmh_quick": 25.0}
+        "jmh_full": 200.0, "jmh_quick": 25.0, "icount": 15.0}
 # profiles a full run takes: the four always taken plus the cells of a
 # plausible number of missed targets
 FULL_PROFILES = 14
@@ -88,8 +92,16 @@ def _load(mode, seconds):
     return max(1, int(round(seconds))) + COST["siege" if mode == "newconn" else "wrk"]
 
 
+def warm_windows(opts):
+    """Warm-up windows a JVM cell is expected to take: --quick stops at three
+    (its cap); a full run converges after about eight (up to its cap)."""
+    cap = max(3, int(round(opts.warmup / opts.warmup_window)))
+    return min(cap, 3 if opts.quick else 8)
+
+
 def estimate_seconds(groups, variants, opts, parts=None):
     """Seconds the run will take; parts (a dict) receives the breakdown."""
+    import targets as T
     import variants as V
     parts = {} if parts is None else parts
 
@@ -100,14 +112,20 @@ def estimate_seconds(groups, variants, opts, parts=None):
         if not vs:
             continue
         add("server start+stop", len(vs) * COST["start"] + COST["stop"])
-        for v in vs:
-            modes = {m for m, n in g.cells if V.serves(v, m, n, g)}
-            add("warm-up", sum(_load(m, max(1.0, opts.warmup / len(modes))) for m in modes) if opts.warmup > 0 else 0)
+        names = {v.name for v in vs}
         for m, n in g.cells:
             k = sum(1 for v in vs if V.serves(v, m, n, g))
+            jvm = sum(1 for v in vs if V.serves(v, m, n, g) and v.jdk)
             add(f"reps {m}", k * opts.reps * _load(m, opts.duration))
+            if m in opts.warm_modes:
+                add("warm-up", jvm * warm_windows(opts) * _load(m, opts.warmup_window))
+            else:
+                add("preroll", jvm * _load(m, max(opts.preroll, opts.warmup_window)))
             if opts.preroll > 0:
-                add("preroll", k * _load(m, opts.preroll))
+                add("preroll", (k - jvm) * _load(m, opts.preroll))
+            paired = [t for t in T.CELL_TARGETS if t[3:6] == (m, n, g.suite.key) and t[2] in names and
+                      (t[1] in names or (t[1] == "tb" and names & set(T.TB_TOMCAT + (T.TB_INTERIM,))))]
+            add(f"pairs {m}", len(paired) * opts.pairs * 2 * _load(m, opts.pair_duration))
             probed = opts.probe == "all" or (opts.probe == "primary" and g.suite.key in (PRIMARY, "plain") and
                                              n == min(x for y, x in g.cells if y == m) and
                                              (not opts.quick or (g.suite.key == PRIMARY and m == "keepalive")))
@@ -118,4 +136,6 @@ def estimate_seconds(groups, variants, opts, parts=None):
         add("perf profiles", n * (_load("keepalive", opts.profile_seconds + 1) + COST["profile"]))
     if opts.jmh == "on":
         add("JMH", COST["jmh_quick" if opts.quick else "jmh_full"])
+    if opts.icount == "on":
+        add("instruction counts", COST["icount"])
     return sum(parts.values())

@@ -4,9 +4,11 @@ import os
 import re
 
 import charts
+import icount
 import report_cpu
 import suites
 import targets as T
+from plan import WARM_AGREE, WARM_TOL
 
 SIZES = {1024: "1 KiB", 16384: "16 KiB", 65536: "64 KiB", 1048576: "1 MiB"}
 MODES = {"keepalive": "keep-alive (wrk)", "newconn": "new connection per request (siege)",
@@ -69,20 +71,61 @@ def rng(c, k, nd=3):
     return f"{fmt(m, nd)} [{fmt(lo, nd)}–{fmt(hi, nd)}]"
 
 
+def warm_cell(w):
+    if not w:
+        return "–"
+    return f"{w['seconds']:.0f} s" if w.get("converged") else f"**{w['seconds']:.0f} s cap**"
+
+
+def icount_section(results):
+    ic = results.get("icount")
+    if not ic:
+        return []
+    md = ["## Instruction counts of the engine core (callgrind)\n"]
+    if not ic.get("ok"):
+        return md + [f"**NOT AVAILABLE**: {ic.get('reason')}\n"]
+    b = ic["baseline"]
+    md.append(f"`tests/icount/icount.c` under `{ic['command']}`: instructions per operation in tlsbridge's "
+              f"engines (`tb_engine_wrap`/`tb_engine_unwrap`, the handshake from `tb_engine_new` to both "
+              f"engines freed) and in plain OpenSSL over a BIO pair (`SSL_write`/`SSL_read`, `SSL_do_handshake`: "
+              f"the floor), fixed keys and RAND, setup outside the counted regions. A busy machine cannot "
+              f"move them. {ic['openssl']}; CPU features as valgrind shows them: {ic['cpu']}; {ic['runs']} "
+              f"run(s), largest difference between runs {ic['spread']:.4%}.\n")
+    md += icount.table(ic)
+    md.append("")
+    if b["status"] == "NOT RUN":
+        md.append(f"**NOT RUN**: baseline comparison: {b['why']}\n")
+    else:
+        md.append(f"Against `tests/icount/baseline.json` ({b['taken']}): **{b['status']}** (a tlsbridge count "
+                  f"more than {icount.LIMIT:.0%} above it fails `tests/icount/run.sh`).\n")
+    return md
+
+
 def write(results, out):
     md = []
     meta = results["meta"]
     v = meta.get("versions", {})
     quick = meta["mode"] == "quick"
     md.append(f"# tlsbridge benchmark report ({meta['mode']} run, {meta['started']})\n")
+    op = meta["options"]
     if quick:
-        md.append("> **Quick mode**: one repetition, short runs. A smoke check of the whole pipeline, "
-                  "not figures to quote.\n")
+        md.append(f"> **Quick mode**: one repetition, short runs, {op.get('pairs')} pairs per target (fewer than "
+                  f"the {T.PAIRS_MIN} a verdict needs), warm-up converging on keep-alive cells only and capped at "
+                  f"{op.get('warmup'):.0f} s. A smoke check of the whole pipeline, not figures to quote.\n")
     md.append(f"Server pinned to CPU {meta['pinning']['server_cpu']}, load generator to CPU "
-              f"{meta['pinning']['client_cpu']} (taskset). Repetitions per cell: {meta['options']['reps']}, "
-              f"interleaved (variant A rep 1, B rep 1, …, A rep 2, …); {meta['options']['duration']} s timed "
+              f"{meta['pinning']['client_cpu']} (taskset). Repetitions per cell: {op['reps']}, "
+              f"interleaved (variant A rep 1, B rep 1, …, A rep 2, …); {op['duration']} s timed "
               f"per repetition. Server CPU = utime+stime of the server process tree from /proc/PID/stat "
               f"around the timed window (10 ms ticks). Elapsed: {meta.get('elapsed_s', 0) / 60:.1f} min.\n")
+    if "pairs" in op:
+        md.append(f"Warm-up: before a cell is timed, each JVM server runs the cell's own load in "
+                  f"{op.get('warmup_window')} s windows until {WARM_AGREE} windows in a row agree within "
+                  f"{WARM_TOL:.0%} on CPU per request, for at most {op.get('warmup'):.0f} s (on "
+                  f"{', '.join(op.get('warm_modes') or [])} cells); each table's warm-up column says how long it "
+                  f"took, **cap** where it never converged. Targets: {op['pairs']} alternating pairs of "
+                  f"{op.get('pair_duration')} s windows of the two cells, the order inside each pair drawn from "
+                  f"seed {op.get('seed')} (`--seed {op.get('seed')}` repeats it); the verdict is the median of the "
+                  f"per-pair ratios, [min–max] beside it, and **NOISY** when the pairs straddle the target.\n")
 
     na = results.get("not_available") or []
     if na:
@@ -96,9 +139,11 @@ def write(results, out):
     for t in results.get("targets", []):
         md.append(f"| **{t['status']}** | {t['target']} | {t['detail']} |")
     md.append("")
-    misses = [t for t in results.get("targets", []) if t["status"] == "MISS"]
+    misses = [t for t in results.get("targets", []) if T.missed(t)]
     if misses:
-        md.append("A MISS is reported as measured; the next section profiles each one.\n")
+        md.append("A MISS is reported as measured; the next section profiles each one, and each NOISY target "
+                  "whose median misses.\n")
+    md += icount_section(results)
     md += report_cpu.miss_profiles(results)
     md += report_cpu.tlsbridge_cpu(results)
 
@@ -124,8 +169,8 @@ def write(results, out):
         md.append(f"## {title}\n")
         md.append("| variant | provider | JVM | negotiated (verified by) | req/s | MB/s | CPU ms/req | "
                   "CPU vs SunJSSE | req/s vs SunJSSE | TLS tax ms/req | CPU ms/MB | p50 ms | p99 ms | errors | "
-                  "limited by | notes |")
-        md.append("|" + "---|" * 16)
+                  "limited by | warm-up | notes |")
+        md.append("|" + "---|" * 17)
         rows = []
         for c in cells:
             ref = reference(c, cells)
@@ -147,7 +192,7 @@ def write(results, out):
                                   rng(c, "cpu_ms_per_mb", 2), fmt(c.get("median", {}).get("p50_ms")),
                                   fmt(c.get("median", {}).get("p99_ms")),
                                   str(sum(r["errors"] for r in c["reps"])), c.get("bottleneck", "–"),
-                                  "; ".join(c.get("notes", []))]) + " |")
+                                  warm_cell(c.get("warmup")), "; ".join(c.get("notes", []))]) + " |")
             if cpu is not None:
                 rows.append((c["variant"], cpu, c["min"].get("cpu_ms_per_req", cpu), c["max"].get("cpu_ms_per_req", cpu),
                              rps or 0))

@@ -2,6 +2,7 @@
 missed target, tlsbridge's own Tomcat cells, and the tlsbridge-probe pass."""
 
 import perfprofile as perfprof
+import targets as T
 
 ROLES = ("request threads", "JIT compiler", "GC + VM", "other")
 
@@ -66,7 +67,7 @@ def compare(ours, theirs):
 
 def miss_profiles(results):
     md = []
-    misses = [t for t in results.get("targets", []) if t["status"] == "MISS"]
+    misses = [t for t in results.get("targets", []) if T.missed(t)]
     if not misses:
         return md
     md.append("## Profiles of the missed targets\n")
@@ -76,7 +77,7 @@ def miss_profiles(results):
               "in `finish_task_switch`/`_raw_spin_unlock_irqrestore` are the context-switch path (a guest's "
               "cpu-clock lands where interrupts are re-enabled).\n")
     for t in misses:
-        md.append(f"### MISS: {t['target']}\n")
+        md.append(f"### {t['status']}: {t['target']}\n")
         md.append(t["detail"] + "\n")
         keys = t.get("cells") or []
         if t.get("jmh"):

@@ -1,6 +1,11 @@
-"""The project's performance targets, judged on same-run medians. Each line
-is PASS, MISS, UNVERIFIED (a cell's negotiated suite was not proven) or N/A
-(not measured in this run, with the reason)."""
+"""The project's performance targets. A server-cell target is judged on
+alternating pairs of windows of its two cells (median of the per-pair
+ratios, NOISY when their min-max straddles the target), else on same-run
+medians; JMH targets on JMH's scores. Each line is PASS, MISS, NOISY,
+UNVERIFIED (a cell's negotiated suite was not proven) or N/A (not measured
+in this run, with the reason)."""
+
+import statistics
 
 import jmh
 
@@ -32,8 +37,15 @@ def _tb(results, mode, size, suite, metric):
     return None, ""
 
 
-def _line(name, ours, theirs, metric, factor, op="le"):
-    """ours <= theirs / factor (op le) or ours < theirs (op lt)."""
+def _passes(ratio, factor, op):
+    return ratio >= factor if op == "le" else ratio > factor
+
+
+def _line(name, ours, theirs, metric, factor, op="le", pairs=None):
+    """ours <= theirs / factor (op le) or ours < theirs (op lt). With paired
+    windows (pairs: the target's entry in results["pairs"]) the verdict is
+    the median of the per-pair ratios, and NOISY when their min-max
+    straddles the target; without, the ratio of the cells' medians."""
     if ours is None or theirs is None:
         missing = [n for n, c in (("tlsbridge", ours), ("reference", theirs)) if c is None]
         return {"target": name, "status": "N/A", "detail": f"not measured in this run: {', '.join(missing)}"}
@@ -41,73 +53,122 @@ def _line(name, ours, theirs, metric, factor, op="le"):
     if a is None or b is None:
         return {"target": name, "status": "N/A", "detail": "no successful repetition"}
     unverified = [c["variant"] for c in (ours, theirs) if not c.get("verified")]
-    limit = b / factor if op == "le" else b
-    ok = a <= limit if op == "le" else a < limit
-    detail = (f"{ours['variant']} {a:.4g} vs {theirs['variant']} {b:.4g} {metric.replace('_', ' ')}: "
-              f"ratio {b / a:.2f}x (need {'>= ' + format(factor, '.2f') + 'x' if op == 'le' else '> 1.00x'})")
-    status = "PASS" if ok else "MISS"
-    few = min(len(ours["reps"]), len(theirs["reps"]))
-    if few < 3:
-        detail += f"; only {few} repetition(s): indicative, not a result"
+    need = f"need {'>= ' + format(factor, '.2f') + 'x' if op == 'le' else '> 1.00x'}"
+    ratios = [x for x in (pairs or {}).get("ratios", []) if x is not None]
+    if pairs and not ratios:
+        return {"target": name, "status": "N/A", "detail": f"none of the {len(pairs['ratios'])} pairs of windows "
+                f"served requests on both sides ({ours['variant']} vs {theirs['variant']})"}
+    extra = {}
+    if ratios:
+        med, lo, hi = statistics.median(ratios), min(ratios), max(ratios)
+        ok = [_passes(x, factor, op) for x in ratios]
+        status = "NOISY" if any(ok) and not all(ok) else ("PASS" if _passes(med, factor, op) else "MISS")
+        detail = (f"{ours['variant']} vs {theirs['variant']} {metric.replace('_', ' ')}: ratio {med:.2f}x "
+                  f"[{lo:.2f}–{hi:.2f}] over {len(ratios)} alternating pairs ({need}); medians {a:.4g} vs {b:.4g}")
+        if status == "NOISY":
+            detail += f"; the pairs straddle the target (median alone: {'PASS' if _passes(med, factor, op) else 'MISS'})"
+        if len(ratios) < PAIRS_MIN:
+            detail += f"; only {len(ratios)} pairs (< {PAIRS_MIN}): indicative"
+        extra = {"ratio": med, "ratio_min": lo, "ratio_max": hi, "pairs": len(ratios),
+                 "median_status": "PASS" if _passes(med, factor, op) else "MISS"}
+    else:
+        status = "PASS" if _passes(b / a, factor, op) else "MISS"
+        detail = (f"{ours['variant']} {a:.4g} vs {theirs['variant']} {b:.4g} {metric.replace('_', ' ')}: "
+                  f"ratio {b / a:.2f}x ({need}; medians, not paired)")
+        few = min(len(ours["reps"]), len(theirs["reps"]))
+        if few < 3:
+            detail += f"; only {few} repetition(s): indicative, not a result"
+    warm = [f"{c['variant']} {_warm_text(c['warmup'])}" for c in (ours, theirs) if c.get("warmup")]
+    if warm:
+        detail += "; warm-up " + ", ".join(warm)
     busy = [c["variant"] for c in (ours, theirs) if (c.get("contention") or 0) > 0.1]
     if busy:
         detail += f"; server CPU contended by other processes during {', '.join(busy)}"
     if unverified:
         status = "UNVERIFIED"
         detail += f"; negotiated suite not proven for {', '.join(unverified)}"
-    return {"target": name, "status": status, "detail": detail, "ours": a, "theirs": b,
-            "cells": [cell_key(ours), cell_key(theirs)]}
+    return dict({"target": name, "status": status, "detail": detail, "ours": a, "theirs": b,
+                 "cells": [cell_key(ours), cell_key(theirs)]}, **extra)
+
+
+def missed(t):
+    """A MISS, or NOISY pairs whose median misses: both get profiled."""
+    return t["status"] == "MISS" or (t["status"] == "NOISY" and t.get("median_status") == "MISS")
+
+
+def _warm_text(w):
+    return f"{w['seconds']:.0f} s" + ("" if w.get("converged") else " (cap, not converged)")
 
 
 def cell_key(c):
     return [c["variant"], c["mode"], c["size"], c["suite_key"]]
 
 
+# The targets judged on server cells: (name, ours, theirs, mode, size,
+# suite, metric, factor, op). ours "tb" is the best TlsBridgeImplementation
+# cell (see _tb).
+CELL_TARGETS = [
+    ("Tomcat keep-alive 1 KiB TLS 1.3 AES-128-GCM: CPU/request <= 1/1.8 of SunJSSE",
+     "tb", "tomcat-sunjsse", "keepalive", 1024, "t13-aes128", "cpu_ms_per_req", 1.8, "le"),
+    ("Tomcat keep-alive 1 KiB TLS 1.3 AES-128-GCM: CPU/request <= 1/1.15 of Tomcat OpenSSL (FFM, JDK 25)",
+     "tb", "tomcat-openssl-ffm", "keepalive", 1024, "t13-aes128", "cpu_ms_per_req", 1.15, "le"),
+] + [t for size, label in ((65536, "64 KiB"), (1048576, "1 MiB")) for t in (
+    (f"Tomcat keep-alive {label}: CPU/byte <= 1/1.3 of SunJSSE",
+     "tb", "tomcat-sunjsse", "keepalive", size, "t13-aes128", "cpu_ms_per_mb", 1.3, "le"),
+    (f"Tomcat keep-alive {label}: CPU/byte below Tomcat OpenSSL (FFM)",
+     "tb", "tomcat-openssl-ffm", "keepalive", size, "t13-aes128", "cpu_ms_per_mb", 1.0, "lt"))] + [
+    ("Tomcat new connection per request, RSA-2048: CPU/connection <= 1/1.8 of SunJSSE",
+     "tb", "tomcat-sunjsse", "newconn", 1024, "t13-aes128", "cpu_ms_per_req", 1.8, "le"),
+    ("Tomcat new connection per request, ECDSA P-256: CPU/connection <= 1/1.8 of SunJSSE",
+     "tb", "tomcat-sunjsse", "newconn", 1024, "t13-aes128-ec", "cpu_ms_per_req", 1.8, "le"),
+    ("BenchmarkSSLSocket, new connection per request (siege): CPU/connection <= 1/2.5 of SunJSSE.SSLSocket",
+     "bss-tlsbridge", "bss-sunjsse", "newconn", 1024, "t13-aes128", "cpu_ms_per_req", 2.5, "le"),
+    ("BenchmarkSSLSocket keep-alive 1 KiB (wrk): CPU/request <= 0.8x SunJSSE.SSLSocket",
+     "bss-tlsbridge", "bss-sunjsse", "keepalive", 1024, "t13-aes128", "cpu_ms_per_req", 1 / 0.8, "le"),
+    ("BenchmarkSSLSocket keep-alive 1 KiB (wrk): CPU/request no more than nginx",
+     "bss-tlsbridge", "nginx", "keepalive", 1024, "t13-aes128", "cpu_ms_per_req", 1.0, "le"),
+    ("Tomcat resumed connection (wrk, Connection: close): CPU/connection <= 1/1.8 of SunJSSE",
+     "tb", "tomcat-sunjsse", "resumed", 1024, "t13-aes128", "cpu_ms_per_req", 1.8, "le"),
+]
+# fewer paired windows than this make a verdict indicative (--quick)
+PAIRS_MIN = 7
+
+
+def _cells(r, t):
+    name, ours, theirs, mode, size, suite, metric = t[:7]
+    why = ""
+    if ours == "tb":
+        oc, why = _tb(r, mode, size, suite, metric)
+    else:
+        oc = find(r, ours, mode, size, suite)
+    return oc, find(r, theirs, mode, size, suite), why
+
+
+def pairings(results, mode, size, suite):
+    """The targets judged on this workload whose two cells were measured:
+    (target name, our variant, their variant, metric) for paired windows."""
+    out = []
+    for t in CELL_TARGETS:
+        if t[3:6] != (mode, size, suite):
+            continue
+        oc, tc, _ = _cells(results, t)
+        if oc and tc and _med(oc, t[6]) is not None and _med(tc, t[6]) is not None:
+            out.append((t[0], oc["variant"], tc["variant"], t[6]))
+    return out
+
+
 def evaluate(results):
     out = []
     r = results
-    # 1. keep-alive 1 KiB, TLS 1.3 AES-128-GCM
-    tb, why = _tb(r, "keepalive", 1024, "t13-aes128", "cpu_ms_per_req")
-    for ref, f, label in (("tomcat-sunjsse", 1.8, "SunJSSE"), ("tomcat-openssl-ffm", 1.15, "Tomcat OpenSSL (FFM, JDK 25)")):
-        ln = _line(f"Tomcat keep-alive 1 KiB TLS 1.3 AES-128-GCM: CPU/request <= 1/{f} of {label}", tb,
-                   find(r, ref, "keepalive", 1024, "t13-aes128"), "cpu_ms_per_req", f)
+    for t in CELL_TARGETS:
+        oc, tc, why = _cells(r, t)
+        pairs = (r.get("pairs") or {}).get(t[0])
+        if pairs and oc and tc and (pairs["ours"], pairs["theirs"]) != (oc["variant"], tc["variant"]):
+            pairs = None
+        ln = _line(t[0], oc, tc, t[6], t[7], t[8], pairs)
         ln["detail"] += why
         out.append(ln)
-    # 2. keep-alive 64 KiB and 1 MiB, CPU per byte
-    for size, label in ((65536, "64 KiB"), (1048576, "1 MiB")):
-        tb, why = _tb(r, "keepalive", size, "t13-aes128", "cpu_ms_per_mb")
-        ln = _line(f"Tomcat keep-alive {label}: CPU/byte <= 1/1.3 of SunJSSE", tb,
-                   find(r, "tomcat-sunjsse", "keepalive", size, "t13-aes128"), "cpu_ms_per_mb", 1.3)
-        ln["detail"] += why
-        out.append(ln)
-        ln = _line(f"Tomcat keep-alive {label}: CPU/byte below Tomcat OpenSSL (FFM)", tb,
-                   find(r, "tomcat-openssl-ffm", "keepalive", size, "t13-aes128"), "cpu_ms_per_mb", 1.0, op="lt")
-        ln["detail"] += why
-        out.append(ln)
-    # 3. new connection per request, Tomcat
-    for suite, label in (("t13-aes128", "RSA-2048"), ("t13-aes128-ec", "ECDSA P-256")):
-        tb, why = _tb(r, "newconn", 1024, suite, "cpu_ms_per_req")
-        ln = _line(f"Tomcat new connection per request, {label}: CPU/connection <= 1/1.8 of SunJSSE", tb,
-                   find(r, "tomcat-sunjsse", "newconn", 1024, suite), "cpu_ms_per_req", 1.8)
-        ln["detail"] += why
-        out.append(ln)
-    # 4. BenchmarkSSLSocket
-    out.append(_line("BenchmarkSSLSocket, new connection per request (siege): CPU/connection <= 1/2.5 of "
-                     "SunJSSE.SSLSocket", find(r, "bss-tlsbridge", "newconn", 1024, "t13-aes128"),
-                     find(r, "bss-sunjsse", "newconn", 1024, "t13-aes128"), "cpu_ms_per_req", 2.5))
-    out.append(_line("BenchmarkSSLSocket keep-alive 1 KiB (wrk): CPU/request <= 0.8x SunJSSE.SSLSocket",
-                     find(r, "bss-tlsbridge", "keepalive", 1024, "t13-aes128"),
-                     find(r, "bss-sunjsse", "keepalive", 1024, "t13-aes128"), "cpu_ms_per_req", 1 / 0.8))
-    out.append(_line("BenchmarkSSLSocket keep-alive 1 KiB (wrk): CPU/request no more than nginx",
-                     find(r, "bss-tlsbridge", "keepalive", 1024, "t13-aes128"),
-                     find(r, "nginx", "keepalive", 1024, "t13-aes128"), "cpu_ms_per_req", 1.0))
-    # 5. resumed connections
-    tb, why = _tb(r, "resumed", 1024, "t13-aes128", "cpu_ms_per_req")
-    ln = _line("Tomcat resumed connection (wrk, Connection: close): CPU/connection <= 1/1.8 of SunJSSE", tb,
-               find(r, "tomcat-sunjsse", "resumed", 1024, "t13-aes128"), "cpu_ms_per_req", 1.8)
-    ln["detail"] += why
-    out.append(ln)
-    # 6. JMH
+    # JMH
     j = r.get("jmh") or {}
     for buf in ("heap", "direct"):
         out.append(_jmh_line(j, f"JMH wrap+unwrap 1 KiB ({buf}): >= 2x SunJSSE throughput", "wrapUnwrap",

@@ -2,9 +2,12 @@
 # Smoke check of the benchmark pipeline: scripts/bench --quick must write
 # results.json (every cell with variant, provider, server, negotiated
 # protocol+suite, size, mode, client, reps with req_per_s/mb_per_s/
-# cpu_ms_per_req/errors, medians), report.md with a PASS/MISS/N/A line per
-# target, and at least one PNG; BenchmarkSSLSocket cells proven server-side;
-# the tlsbridge-probe pass and perf profiles (or their NOT AVAILABLE line).
+# cpu_ms_per_req/errors, medians), report.md with a PASS/MISS/NOISY/N/A line
+# per target, and at least one PNG; BenchmarkSSLSocket cells proven
+# server-side; each JVM cell's warm-up recorded, each judged target paired
+# (ratios, A/B orders, seed); the instruction counts; the tlsbridge-probe
+# pass and perf profiles (or their NOT AVAILABLE line). Before the run,
+# tests/bench/verdicts.py checks the verdict logic on made-up windows.
 # Prints one line per check and a SUMMARY.
 # Variants missing from this build are listed as NOT AVAILABLE in the report
 # (checked here), never skipped silently.
@@ -15,6 +18,9 @@ OUT=$(mktemp -d /tmp/tb-bench-smoke.XXXXXX)
 # kept for a look when a check fails
 trap 'if ((FAILED_SMOKE)); then rm -rf /tmp/tb-bench-smoke-last; mv "$OUT" /tmp/tb-bench-smoke-last; else rm -rf "$OUT"; fi' EXIT
 FAILED_SMOKE=1
+# the verdict logic on made-up windows first (no server, a second)
+python3 tests/bench/verdicts.py 2>/dev/null | tee "$OUT/verdicts.log"
+read -r _ VP VF < <(grep '^VERDICTS ' "$OUT/verdicts.log" || echo "VERDICTS 0 1")
 START=$(date +%s)
 # scripts/test has just built and verified the tree; scripts/bench still
 # installs it into ~/.m2 and builds the bench modules (TB_BENCH_SKIP_BUILD
@@ -23,10 +29,10 @@ scripts/bench --quick --out "$OUT" >"$OUT/bench.log" 2>&1
 RC=$?
 ELAPSED=$(( $(date +%s) - START ))
 tail -40 "$OUT/bench.log"
-python3 - "$OUT" "$RC" "$ELAPSED" <<'PY'
+python3 - "$OUT" "$RC" "$ELAPSED" "$VP" "$VF" <<'PY'
 import glob, json, os, sys
 out, rc, elapsed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-passed = failed = 0
+passed, failed = int(sys.argv[4]), int(sys.argv[5])  # tests/bench/verdicts.py
 def check(name, ok, detail=""):
     global passed, failed
     print(f"{'ok  ' if ok else 'FAIL'} {name}{(': ' + detail) if detail and not ok else ''}")
@@ -73,8 +79,34 @@ check("at least one tlsbridge variant measured", bool(tb), "none")
 report = os.path.join(out, "report.md")
 text = open(report).read() if os.path.exists(report) else ""
 check("report.md written", bool(text))
-check("report.md has a Targets table with PASS/MISS/N/A", "## Targets" in text and any(
-    f"**{s}**" in text for s in ("PASS", "MISS", "N/A")))
+check("report.md has a Targets table with PASS/MISS/NOISY/N/A", "## Targets" in text and any(
+    f"**{s}**" in text for s in ("PASS", "MISS", "NOISY", "N/A")))
+# warm-up: every JVM cell of a converging mode says how long it ran and
+# whether its windows agreed
+opts = r.get("meta", {}).get("options", {})
+jvm = [c for c in cells if c.get("jvm") and c["mode"] in opts.get("warm_modes", [])]
+bad = [c["variant"] for c in jvm if not isinstance((c.get("warmup") or {}).get("converged"), bool)
+       or not (c.get("warmup") or {}).get("windows")]
+check("every JVM cell of a converging mode records its warm-up (windows, converged or cap)", bool(jvm) and not bad,
+      str(bad[:5]))
+check("report.md shows the warm-up column", "| warm-up |" in text)
+# paired verdicts: each target whose two cells were measured has --pairs
+# ratios with their A/B orders, and its verdict quotes median and min-max
+pairs = r.get("pairs", {})
+tl = {t["target"]: t for t in r.get("targets", [])}
+judged = [n for n, t in tl.items() if t["status"] in ("PASS", "MISS", "NOISY") and "JMH" not in n]
+bad = [n for n in judged if n not in pairs or len(pairs[n]["ratios"]) != opts.get("pairs")
+       or len(pairs[n]["orders"]) != opts.get("pairs") or "alternating pairs" not in tl[n]["detail"]]
+check("every judged server target is paired (ratios, orders, median [min-max])", bool(judged) and not bad,
+      "; ".join(bad[:3]))
+check("report.md prints the pair-order seed", f"seed {opts.get('seed')}" in text)
+ic = r.get("icount", {})
+if not ic.get("ok"):
+    print(f"     NOT AVAILABLE: instruction counts: {ic.get('reason')}")
+    check("instruction counts named NOT AVAILABLE in report.md", "instruction counts" in text and "NOT AVAILABLE" in text)
+else:
+    check("report.md has the instruction counts (tlsbridge vs OpenSSL floor)",
+          "## Instruction counts of the engine core" in text and "1 KiB wrap+unwrap pair" in text)
 navail = r.get("not_available", [])
 check("unavailable variants are named in report.md",
       all(x["what"] in text for x in navail) and (not navail or "NOT AVAILABLE" in text))

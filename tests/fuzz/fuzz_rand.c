@@ -2,7 +2,8 @@
  * side draws from its own stream, so a client replaying a recorded server
  * flight makes the very ClientHello and key share the recording did, and the
  * recorded Finished still verifies: the fuzzer reaches past the handshake.
- * Never linked into anything but the fuzz build. */
+ * The instruction-count harness (tests/icount) uses it for counts that
+ * repeat exactly. Never linked into the library. */
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "fuzz_driver.h"
 

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Instruction counts of the native engine core (tests/icount/icount.c under
+valgrind --tool=callgrind): a full TLS 1.3 handshake and 1 KiB / 16 KiB
+wrap+unwrap pairs through tlsbridge's engines, against plain OpenSSL
+SSL_write/SSL_read over a BIO pair (the floor). A busy machine cannot move
+these figures; the OpenSSL build and the CPU features valgrind reports can,
+so the committed baseline (tests/icount/baseline.json) is keyed by the
+OpenSSL version and records the CPU features it was taken with.
+
+    bench/runner/icount.py [--build-dir target/native] [--runs 2] [--check]
+                           [--update-baseline] [--json FILE]
+
+--check fails (exit 1) when a tlsbridge count is more than 5% above the
+baseline or two runs differ by 0.5% or more; with no baseline for the
+running OpenSSL it prints NOT RUN and exits 0."""
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SRC = os.path.join(ROOT, "tests", "icount", "icount.c")
+BASELINE = os.path.join(ROOT, "tests", "icount", "baseline.json")
+PAIRS = 64
+LIMIT = 0.05        # a tlsbridge count more than this above the baseline fails
+REPRODUCE = 0.005   # two runs must agree within this
+# what each callgrind dump is, in report order: (operation, label)
+OPS = [("pair 1024", "1 KiB wrap+unwrap pair"), ("pair 16384", "16 KiB wrap+unwrap pair"),
+       ("handshake rsa", "full TLS 1.3 handshake, RSA-2048"), ("handshake ec", "full TLS 1.3 handshake, ECDSA P-256")]
+SIDES = ("tlsbridge", "openssl")
+
+
+class Unavailable(Exception):
+    pass
+
+
+def build(build_dir, out_dir):
+    """The harness linked against the tbcore of build_dir (the library the
+    jar ships, from the same CMake build) and the fuzzers' fixed RAND."""
+    lib = os.path.join(build_dir, "native", "libtbcore.a")
+    if not os.path.exists(lib):
+        raise Unavailable(f"{lib} not built (run mvn package first)")
+    if not os.path.exists("/usr/include/valgrind/callgrind.h") or not shutil.which("valgrind"):
+        raise Unavailable("valgrind is not installed (Debian package valgrind)")
+    os.makedirs(out_dir, exist_ok=True)
+    exe = os.path.join(out_dir, "icount")
+    cmd = ["cc", "-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wstrict-prototypes",
+           "-Wmissing-prototypes", "-Wno-unused-parameter", "-D_GNU_SOURCE",
+           "-I" + os.path.join(ROOT, "native", "core"), "-I" + os.path.join(ROOT, "native", "include"),
+           "-I" + os.path.join(ROOT, "tests", "fuzz")] + openssl_flags(build_dir) + [
+           SRC, os.path.join(ROOT, "tests", "fuzz", "fuzz_rand.c"), lib] + openssl_libs(build_dir) + [
+           "-lpthread", "-o", exe]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Unavailable("the harness does not build:\n" + p.stderr[-3000:])
+    return exe
+
+
+def _cmake_cache(build_dir):
+    """The OpenSSL the CMake build found (system or bundled): the harness
+    must compile and link against the same one as tbcore."""
+    out = {}
+    try:
+        for ln in open(os.path.join(build_dir, "CMakeCache.txt")):
+            m = re.match(r"(OPENSSL_(?:INCLUDE_DIR|SSL_LIBRARY|CRYPTO_LIBRARY)):\w+=(.+)$", ln.strip())
+            if m:
+                out[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return out
+
+
+def openssl_flags(build_dir):
+    inc = _cmake_cache(build_dir).get("OPENSSL_INCLUDE_DIR")
+    return ["-I" + inc] if inc and inc != "/usr/include" else []
+
+
+def openssl_libs(build_dir):
+    c = _cmake_cache(build_dir)
+    libs = [c[k] for k in ("OPENSSL_SSL_LIBRARY", "OPENSSL_CRYPTO_LIBRARY") if k in c]
+    if len(libs) != 2:
+        return ["-lssl", "-lcrypto"]
+    dirs = sorted({os.path.dirname(x) for x in libs if (x.endswith(".so") or ".so." in x)
+                   and not x.startswith(("/usr/lib/", "/lib/"))})
+    return libs + [f"-Wl,-rpath,{d}" for d in dirs]
+
+
+def run(exe, pairs=PAIRS):
+    """One callgrind run: per operation, instructions per op on each side."""
+    with tempfile.TemporaryDirectory(prefix="tb-icount.") as d:
+        out = os.path.join(d, "cg")
+        cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--dump-instr=no",
+               "--compress-strings=no", f"--callgrind-out-file={out}", exe, str(pairs)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        if p.returncode != 0 or "icount ok" not in p.stdout:
+            raise RuntimeError(f"harness failed under callgrind (exit {p.returncode}):\n{p.stdout}\n{p.stderr[-3000:]}")
+        info = dict(re.findall(r"^icount (cpu|openssl): ?(.*)$", p.stdout, re.M))
+        ops = {}
+        for f in glob.glob(out + ".*"):
+            text = open(f).read()
+            m = re.search(r"^desc: Trigger: Client Request: (\S+) (.+)$", text, re.M)
+            t = re.search(r"^totals: (\d+)", text, re.M)
+            if not m or not t:
+                continue
+            side, what = m.group(1), m.group(2)
+            n = re.search(r" x(\d+)$", what)
+            if n:
+                what = what[:n.start()]
+            per = int(t.group(1)) / (int(n.group(1)) if n else 1)
+            ops.setdefault(what, {})[side] = round(per)
+    missing = [k for k, _ in OPS if set(ops.get(k, {})) != set(SIDES)]
+    if missing:
+        raise RuntimeError(f"callgrind dumps missing for {missing}")
+    return {"openssl": info.get("openssl", "?"), "cpu": info.get("cpu", "?"), "pairs": pairs,
+            "ops": {k: ops[k] for k, _ in OPS}, "command": " ".join([c for c in cmd[:-2] if not c.startswith("--callgrind-out")] + ["icount", str(pairs)])}
+
+
+def measure(build_dir, out_dir, runs=2, pairs=PAIRS):
+    """runs callgrind runs; the result of the first, with how far the others
+    moved (max relative difference of any count)."""
+    exe = build(build_dir, out_dir)
+    results = [run(exe, pairs) for _ in range(runs)]
+    spread = 0.0
+    for r in results[1:]:
+        for k, _ in OPS:
+            for s in SIDES:
+                a, b = results[0]["ops"][k][s], r["ops"][k][s]
+                spread = max(spread, abs(a - b) / max(a, 1))
+    res = dict(results[0], runs=runs, spread=spread)
+    res["baseline"] = compare(res, load_baseline())
+    return res
+
+
+def load_baseline(path=BASELINE):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def compare(res, baselines):
+    """Each tlsbridge count against the baseline for this OpenSSL: status OK,
+    FAIL (above +5%), or NOT RUN (no baseline for this build) with why."""
+    base = baselines.get(res["openssl"])
+    if not base:
+        have = ", ".join(sorted(baselines)) or "none"
+        return {"status": "NOT RUN", "why": f"no baseline for {res['openssl']} (baselines exist for: {have}); "
+                                            f"counts depend on the libssl build"}
+    if base.get("cpu") != res["cpu"]:
+        return {"status": "NOT RUN", "why": f"the baseline for {res['openssl']} was taken with CPU features "
+                                            f"'{base.get('cpu')}', this run sees '{res['cpu']}' (OpenSSL takes "
+                                            f"other code paths)"}
+    rows, fail = {}, False
+    for k, _ in OPS:
+        b = base["ops"].get(k, {})
+        row = {}
+        for s in SIDES:
+            if b.get(s):
+                row[s] = res["ops"][k][s] / b[s] - 1
+        rows[k] = row
+        fail |= row.get("tlsbridge", 0) > LIMIT
+    return {"status": "FAIL" if fail else "OK", "delta": rows, "taken": base.get("taken", "?")}
+
+
+def table(res):
+    """Markdown lines for the bench report and the test log."""
+    out = ["| operation | tlsbridge instructions | OpenSSL floor | tlsbridge / floor | vs baseline (tlsbridge) |",
+           "|---|---|---|---|---|"]
+    delta = (res.get("baseline") or {}).get("delta", {})
+    for k, label in OPS:
+        a, b = res["ops"][k]["tlsbridge"], res["ops"][k]["openssl"]
+        d = delta.get(k, {}).get("tlsbridge")
+        out.append(f"| {label} | {a:,} | {b:,} | {a / b:.3f}x | {'–' if d is None else f'{d:+.2%}'} |")
+    return out
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "target", "native"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "target", "icount"))
+    ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--pairs", type=int, default=PAIRS)
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--update-baseline", action="store_true",
+                    help="write this run's counts as the baseline for the running OpenSSL")
+    ap.add_argument("--json")
+    o = ap.parse_args(argv)
+    try:
+        res = measure(os.path.abspath(o.build_dir), os.path.abspath(o.out), o.runs, o.pairs)
+    except Unavailable as e:
+        print(f"NOT AVAILABLE: {e}")
+        return 2
+    print(f"OpenSSL: {res['openssl']}; CPU features (as valgrind shows them): {res['cpu']}")
+    print(f"{res['runs']} callgrind runs, {res['pairs']} pairs per region; largest difference between runs "
+          f"{res['spread']:.4%}")
+    print("\n".join(table(res)))
+    b = res["baseline"]
+    if b["status"] == "NOT RUN":
+        print(f"\nNOT RUN: baseline comparison: {b['why']}")
+    else:
+        print(f"\nbaseline of {b['taken']}: {b['status']}")
+    if o.json:
+        with open(o.json, "w") as f:
+            json.dump(res, f, indent=1)
+    if o.update_baseline:
+        import datetime
+        all_b = load_baseline()
+        all_b[res["openssl"]] = {"cpu": res["cpu"], "pairs": res["pairs"],
+                                 "taken": datetime.date.today().isoformat(), "ops": res["ops"]}
+        with open(BASELINE, "w") as f:
+            json.dump(all_b, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print(f"baseline for {res['openssl']} written to {os.path.relpath(BASELINE, ROOT)}")
+    if o.check and (b["status"] == "FAIL" or res["spread"] >= REPRODUCE):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,305 @@
+/* Instruction-count harness (run under valgrind --tool=callgrind by
+ * bench/runner/icount.py): a full TLS 1.3 handshake, and 1 KiB and 16 KiB
+ * wrap+unwrap pairs, through two tlsbridge engines and through plain OpenSSL
+ * (SSL_write/SSL_read over a BIO pair: the floor an engine cannot beat).
+ * Each measured region is bracketed by callgrind's collection toggle and
+ * dumped under its own name, so setup and warm-up stay outside the counts.
+ * Randomness and keys are the fuzzers' fixed ones: the same OpenSSL build
+ * gives the same count on every run, however busy the machine is.
+ *
+ *   icount [pairs]   pairs per wrap+unwrap region (default 64)
+ *
+ * Run natively it checks every region's bytes and prints "icount ok". */
+#include "fuzz_driver.h"
+#include "ciphers.h"
+#include "fuzz_keys.h"
+
+#include <cpuid.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/pem.h>
+#include <valgrind/callgrind.h>
+
+#define SUITE "TLS_AES_128_GCM_SHA256"
+#define WARM 4
+#define BIO_RING (1 << 17)
+
+static uint8_t src[TB_MAX_PLAINTEXT], net[1 << 17], plain[TB_MAX_PLAINTEXT];
+
+#define NEED(c)                                                           \
+  do {                                                                    \
+    if (!(c)) {                                                           \
+      fprintf(stderr, "icount: %s:%d: %s\n", __FILE__, __LINE__, #c);     \
+      exit(2);                                                            \
+    }                                                                     \
+  } while (0)
+
+static void region_start(void) { CALLGRIND_TOGGLE_COLLECT; }
+static void region_end(const char *name) {
+  CALLGRIND_TOGGLE_COLLECT;
+  CALLGRIND_DUMP_STATS_AT(name);
+}
+
+static EVP_PKEY *pem_key(const char *pem) {
+  BIO *b = BIO_new_mem_buf(pem, -1);
+  EVP_PKEY *k = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL);
+  BIO_free(b);
+  return k;
+}
+
+static X509 *pem_cert(const char *pem) {
+  BIO *b = BIO_new_mem_buf(pem, -1);
+  X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
+  BIO_free(b);
+  return x;
+}
+
+static tb_keymat *keymat(const char *key_pem, const char *cert_pem) {
+  EVP_PKEY *pk = pem_key(key_pem);
+  X509 *x = pem_cert(cert_pem);
+  PKCS8_PRIV_KEY_INFO *p8 = EVP_PKEY2PKCS8(pk);
+  unsigned char *kder = NULL, *cder = NULL;
+  int klen = i2d_PKCS8_PRIV_KEY_INFO(p8, &kder), clen = i2d_X509(x, &cder);
+  const uint8_t *certs[1] = {cder};
+  size_t lens[1] = {(size_t)clen};
+  tb_error err;
+  tb_keymat *k = klen > 0 && clen > 0 ? tb_keymat_from_der(kder, (size_t)klen, certs, lens, 1, &err) : NULL;
+  OPENSSL_free(kder);
+  OPENSSL_free(cder);
+  PKCS8_PRIV_KEY_INFO_free(p8);
+  X509_free(x);
+  EVP_PKEY_free(pk);
+  return k;
+}
+
+/* ---- tlsbridge: two engines, records moved by the harness as a JSSE caller would ---- */
+
+typedef struct tb_side {
+  tb_engine *e;
+  uint8_t in[1 << 16];
+  size_t in_len;
+} tb_side;
+
+static tb_engine *tb_open(SSL_CTX *ctx, int client) {
+  tb_error err;
+  tb_engine *e = tb_engine_new(ctx, client, &err);
+  NEED(e != NULL);
+  NEED(tb_configure(e->ssl, NULL, SUITE, TLS1_3_VERSION, TLS1_3_VERSION, &err) == 0);
+  return e;
+}
+
+/* One round for one side: answer a task, wrap what it has for the peer,
+ * unwrap what the peer sent. 1 when anything moved. */
+static int tb_step(tb_side *s, tb_side *peer, tb_keymat *key) {
+  tb_result r;
+  tb_error err;
+  int moved = 0;
+  if (s->e->task != TB_TASK_NONE) {
+    if (s->e->task == TB_TASK_VERIFY)
+      tb_engine_set_verify_result(s->e, 1, 0);
+    else if (s->e->task == TB_TASK_CERT && !(s->e->flags & TB_F_CLIENT))
+      NEED(tb_keymat_use(s->e, key, &err) == 0);
+    tb_engine_task_done(s->e);
+    moved = 1;
+  }
+  NEED(tb_engine_wrap(s->e, NULL, 0, peer->in + peer->in_len, sizeof peer->in - peer->in_len, &r) == 0);
+  peer->in_len += r.produced;
+  moved |= r.produced > 0;
+  if (s->in_len > 0) {
+    NEED(tb_engine_unwrap(s->e, s->in, s->in_len, plain, sizeof plain, &r) == 0);
+    memmove(s->in, s->in + r.consumed, s->in_len - r.consumed);
+    s->in_len -= r.consumed;
+    moved |= r.consumed > 0;
+  }
+  return moved;
+}
+
+static void tb_handshake(tb_side *c, tb_side *s, tb_keymat *key) {
+  int i, a = 1, b = 1;
+  NEED(tb_engine_begin(c->e) == 0);
+  for (i = 0; i < 64 && (a || b || !(c->e->flags & TB_F_HS_DONE) || !(s->e->flags & TB_F_HS_DONE)); i++) {
+    a = tb_step(c, s, key);
+    b = tb_step(s, c, key);
+  }
+  NEED((c->e->flags & TB_F_HS_DONE) && (s->e->flags & TB_F_HS_DONE));
+  NEED(c->in_len == 0 && s->in_len == 0);
+}
+
+/* A connection's whole handshake: both engines made, handshaken, freed. */
+static void tb_connection(SSL_CTX *ctx, tb_keymat *key, tb_side *c, tb_side *s) {
+  c->e = tb_open(ctx, 1);
+  s->e = tb_open(ctx, 0);
+  c->in_len = s->in_len = 0;
+  tb_handshake(c, s, key);
+}
+
+/* The server answers n bytes; the client reads them. */
+static void tb_pair(tb_side *c, tb_side *s, size_t n) {
+  tb_result w, u;
+  NEED(tb_engine_wrap(s->e, src, n, net, sizeof net, &w) == 0 && w.consumed == n);
+  NEED(tb_engine_unwrap(c->e, net, w.produced, plain, sizeof plain, &u) == 0);
+  NEED(u.consumed == w.produced && u.produced == n);
+}
+
+static void tb_regions(tb_keymat *key, const char *kind, int pairs) {
+  static tb_side c, s;
+  static const size_t SIZES[2] = {1024, TB_MAX_PLAINTEXT};
+  char name[64];
+  tb_error err;
+  SSL_CTX *ctx = tb_ctx_new(&err);
+  int i, k;
+  NEED(ctx != NULL);
+  for (i = 0; i < WARM; i++) {
+    tb_connection(ctx, key, &c, &s);
+    tb_engine_free(c.e);
+    tb_engine_free(s.e);
+  }
+  snprintf(name, sizeof name, "tlsbridge handshake %s", kind);
+  region_start();
+  tb_connection(ctx, key, &c, &s);
+  tb_engine_free(c.e);
+  tb_engine_free(s.e);
+  region_end(name);
+  tb_connection(ctx, key, &c, &s);
+  for (k = 0; k < 2 && pairs > 0; k++) {
+    for (i = 0; i < WARM; i++)
+      tb_pair(&c, &s, SIZES[k]);
+    NEED(memcmp(plain, src, SIZES[k]) == 0);
+    snprintf(name, sizeof name, "tlsbridge pair %zu x%d", SIZES[k], pairs);
+    region_start();
+    for (i = 0; i < pairs; i++)
+      tb_pair(&c, &s, SIZES[k]);
+    region_end(name);
+  }
+  tb_engine_free(c.e);
+  tb_engine_free(s.e);
+  tb_ctx_free(ctx);
+}
+
+/* ---- the floor: plain OpenSSL over a BIO pair ---- */
+
+typedef struct ossl_conn {
+  SSL *c, *s;
+} ossl_conn;
+
+static SSL_CTX *ossl_ctx(EVP_PKEY *pk, X509 *x) {
+  SSL_CTX *ctx = SSL_CTX_new(TLS_method());
+  NEED(ctx != NULL);
+  NEED(SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) && SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION));
+  NEED(SSL_CTX_set_ciphersuites(ctx, SUITE));
+  if (pk) {
+    NEED(SSL_CTX_use_certificate(ctx, x) == 1 && SSL_CTX_use_PrivateKey(ctx, pk) == 1);
+  }
+  return ctx;
+}
+
+static void ossl_connection(SSL_CTX *cctx, SSL_CTX *sctx, ossl_conn *k) {
+  BIO *bc, *bs;
+  int i, rc = 0, rs = 0;
+  k->c = SSL_new(cctx);
+  k->s = SSL_new(sctx);
+  NEED(k->c && k->s && BIO_new_bio_pair(&bc, BIO_RING, &bs, BIO_RING));
+  SSL_set_bio(k->c, bc, bc);
+  SSL_set_bio(k->s, bs, bs);
+  SSL_set_connect_state(k->c);
+  SSL_set_accept_state(k->s);
+  for (i = 0; i < 64 && (rc != 1 || rs != 1); i++) {
+    if (rc != 1)
+      rc = SSL_do_handshake(k->c);
+    if (rs != 1)
+      rs = SSL_do_handshake(k->s);
+  }
+  NEED(rc == 1 && rs == 1);
+  /* the server's session tickets reach the client as its first read would */
+  NEED(SSL_read(k->c, plain, 1) <= 0 && SSL_get_error(k->c, -1) == SSL_ERROR_WANT_READ);
+  ERR_clear_error();
+}
+
+static void ossl_free(ossl_conn *k) {
+  SSL_free(k->c);
+  SSL_free(k->s);
+}
+
+static void ossl_pair(ossl_conn *k, size_t n) {
+  NEED(SSL_write(k->s, src, (int)n) == (int)n);
+  NEED(SSL_read(k->c, plain, sizeof plain) == (int)n);
+}
+
+static void ossl_regions(EVP_PKEY *pk, X509 *x, const char *kind, int pairs) {
+  static const size_t SIZES[2] = {1024, TB_MAX_PLAINTEXT};
+  SSL_CTX *cctx = ossl_ctx(NULL, NULL), *sctx = ossl_ctx(pk, x);
+  ossl_conn k;
+  char name[64];
+  int i, j;
+  for (i = 0; i < WARM; i++) {
+    ossl_connection(cctx, sctx, &k);
+    ossl_free(&k);
+  }
+  snprintf(name, sizeof name, "openssl handshake %s", kind);
+  region_start();
+  ossl_connection(cctx, sctx, &k);
+  ossl_free(&k);
+  region_end(name);
+  ossl_connection(cctx, sctx, &k);
+  for (j = 0; j < 2 && pairs > 0; j++) {
+    for (i = 0; i < WARM; i++)
+      ossl_pair(&k, SIZES[j]);
+    NEED(memcmp(plain, src, SIZES[j]) == 0);
+    snprintf(name, sizeof name, "openssl pair %zu x%d", SIZES[j], pairs);
+    region_start();
+    for (i = 0; i < pairs; i++)
+      ossl_pair(&k, SIZES[j]);
+    region_end(name);
+  }
+  ossl_free(&k);
+  SSL_CTX_free(cctx);
+  SSL_CTX_free(sctx);
+}
+
+/* The CPU features OpenSSL picks its code paths by, as this CPU (or
+ * valgrind's emulated one) reports them: counts differ between paths. */
+static void print_cpu(void) {
+  static const struct {
+    const char *name;
+    unsigned leaf, reg, bit;
+  } F[] = {{"aes", 1, 2, 25}, {"pclmul", 1, 2, 1}, {"avx", 1, 2, 28}, {"movbe", 1, 2, 22},
+           {"avx2", 7, 1, 5}, {"bmi2", 7, 1, 8}, {"adx", 7, 1, 19}, {"sha", 7, 1, 29},
+           {"avx512f", 7, 1, 16}, {"vaes", 7, 2, 9}, {"vpclmulqdq", 7, 2, 10}};
+  unsigned r[2][4] = {{0}};
+  size_t i;
+  __get_cpuid(1, &r[0][0], &r[0][1], &r[0][2], &r[0][3]);
+  __get_cpuid_count(7, 0, &r[1][0], &r[1][1], &r[1][2], &r[1][3]);
+  printf("icount cpu:");
+  for (i = 0; i < sizeof F / sizeof F[0]; i++)
+    if (r[F[i].leaf == 1 ? 0 : 1][F[i].reg] >> F[i].bit & 1)
+      printf(" %s", F[i].name);
+  printf("\n");
+}
+
+int main(int argc, char **argv) {
+  static const struct {
+    const char *kind, *key, *cert;
+  } KEYS[2] = {{"rsa", FZ_RSA_KEY, FZ_RSA_CERT}, {"ec", FZ_EC_KEY, FZ_EC_CERT}};
+  int pairs = argc > 1 ? atoi(argv[1]) : 64, i;
+  NEED(pairs > 0);
+  NEED(fz_rand_install() == 0);
+  for (i = 0; i < (int)sizeof src; i++)
+    src[i] = (uint8_t)(i * 7 + 1);
+  for (i = 0; i < 2; i++) {
+    tb_keymat *key = keymat(KEYS[i].key, KEYS[i].cert);
+    EVP_PKEY *pk = pem_key(KEYS[i].key);
+    X509 *x = pem_cert(KEYS[i].cert);
+    NEED(key && pk && x);
+    /* the record layer does not depend on the key: pairs once */
+    tb_regions(key, KEYS[i].kind, i == 0 ? pairs : 0);
+    ossl_regions(pk, x, KEYS[i].kind, i == 0 ? pairs : 0);
+    tb_keymat_free(key);
+    EVP_PKEY_free(pk);
+    X509_free(x);
+  }
+  print_cpu();
+  printf("icount openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
+  printf("icount ok: %d pairs per region\n", pairs);
+  return 0;
+}
