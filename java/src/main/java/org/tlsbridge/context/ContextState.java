@@ -1,6 +1,5 @@
 package org.tlsbridge.context;
 
-import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -23,7 +22,6 @@ public final class ContextState {
     private static final int MAX_CA_NAMES = 512;
 
     private final long ctx;
-    private final Cleaner.Cleanable cleanable;
     private final String protocol;
     private final KeyBridge keys;
     private final TrustBridge trust;
@@ -41,7 +39,7 @@ public final class ContextState {
         this.suites = CipherSuites.get();
         long c = Native.ctxNew();
         this.ctx = c;
-        this.cleanable = Cleaners.CLEANER.register(this, () -> Native.ctxFree(c));
+        Cleaners.CLEANER.register(this, () -> Native.ctxFree(c));
         this.keys = new KeyBridge(km);
         this.trust = new TrustBridge(tm);
         this.defaultSuites = CipherSuites.compact(Native.ctxCipherNames(c));
@@ -165,9 +163,5 @@ public final class ContextState {
 
     public SessionContextImpl serverSessions() {
         return serverSessions;
-    }
-
-    void free() {
-        cleanable.clean();
     }
 }

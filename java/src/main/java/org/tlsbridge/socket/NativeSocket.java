@@ -61,18 +61,6 @@ final class NativeSocket {
         }
     }
 
-    boolean ipv6() {
-        return ipv6;
-    }
-
-    boolean isClosed() {
-        return closed;
-    }
-
-    long handle() {
-        return ptr;
-    }
-
     void bind(InetSocketAddress a, boolean reuse) throws IOException {
         try {
             InetAddress ia = a == null ? null : a.getAddress();
