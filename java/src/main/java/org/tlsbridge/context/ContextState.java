@@ -10,6 +10,7 @@ import javax.net.ssl.X509TrustManager;
 import org.tlsbridge.engine.SessionContextImpl;
 import org.tlsbridge.internal.Cleaners;
 import org.tlsbridge.internal.Native;
+import org.tlsbridge.internal.NativeConstants;
 
 /**
  * An initialised SSLContext: its SSL_CTX, managers and defaults. Written
@@ -59,7 +60,7 @@ public final class ContextState {
         });
         Native.ctxClientCaNames(c, caNames(tm));
         if ("false".equalsIgnoreCase(System.getProperty("tlsbridge.sessionTickets", "true"))) {
-            Native.ctxOptions(c, SSL_OP_NO_TICKET, 0);
+            Native.ctxOptions(c, NativeConstants.SSL_OP_NO_TICKET, 0);
         }
         String keylog = System.getProperty("tlsbridge.keylog", System.getenv("SSLKEYLOGFILE"));
         if (keylog != null && !keylog.isEmpty()) {
@@ -69,7 +70,6 @@ public final class ContextState {
         }
     }
 
-    private static final long SSL_OP_NO_TICKET = 0x4000L;
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger("org.tlsbridge");
 
     private static byte[][] caNames(X509TrustManager tm) {
