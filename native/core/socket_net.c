@@ -164,7 +164,6 @@ static int opt_level(int opt, int *level, int *name) {
   case TB_SO_KEEPALIVE: *level = SOL_SOCKET; *name = SO_KEEPALIVE; return 0;
   case TB_SO_RCVBUF: *level = SOL_SOCKET; *name = SO_RCVBUF; return 0;
   case TB_SO_SNDBUF: *level = SOL_SOCKET; *name = SO_SNDBUF; return 0;
-  case TB_SO_OOBINLINE: *level = SOL_SOCKET; *name = SO_OOBINLINE; return 0;
   default: return -1;
   }
 }

@@ -68,7 +68,6 @@ public final class NativeConstants {
     public static final int TB_SO_SNDBUF = 5;
     public static final int TB_SO_LINGER = 6;
     public static final int TB_SO_TCLASS = 7;
-    public static final int TB_SO_OOBINLINE = 8;
 
     // OpenSSL's numbers, passed through as they are
     public static final int TLS1_2_VERSION = 0x0303;

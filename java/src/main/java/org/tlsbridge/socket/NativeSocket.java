@@ -29,7 +29,6 @@ final class NativeSocket {
     static final int SO_SNDBUF = NativeConstants.TB_SO_SNDBUF;
     static final int SO_LINGER = NativeConstants.TB_SO_LINGER;
     static final int IP_TOS = NativeConstants.TB_SO_TCLASS;
-    static final int SO_OOBINLINE = NativeConstants.TB_SO_OOBINLINE;
 
     private final long ptr;
     private final boolean ipv6;
