@@ -177,16 +177,6 @@ SSL_SESSION *tb_client_cache_get(tb_client_cache *c, const char *key) {
   return out;
 }
 
-size_t tb_client_cache_size(tb_client_cache *c) {
-  size_t n;
-  if (!c)
-    return 0;
-  pthread_mutex_lock(&c->mu);
-  n = c->size;
-  pthread_mutex_unlock(&c->mu);
-  return n;
-}
-
 /* OpenSSL hands every new client session (TLS 1.3 tickets arrive after the
  * handshake) to this callback; it is filed under the engine's peer key. */
 static int new_session_cb(SSL *ssl, SSL_SESSION *sess) {

@@ -10,7 +10,6 @@ tb_client_cache *tb_client_cache_of(SSL_CTX *ctx);
 void tb_client_cache_put(tb_client_cache *c, const char *key, SSL_SESSION *s);
 /* A session to offer (the caller owns one reference), or NULL. */
 SSL_SESSION *tb_client_cache_get(tb_client_cache *c, const char *key);
-size_t tb_client_cache_size(tb_client_cache *c);
 void tb_client_cache_install(SSL_CTX *ctx);
 /* Client: names the peer ("host:port") and offers its cached session, if any (returns 1). */
 int tb_engine_set_peer(tb_engine *e, const char *key);

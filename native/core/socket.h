@@ -22,10 +22,10 @@
 #include <stdatomic.h>
 #include <netinet/in.h>
 
-/* Options, numbered for Java (NativeSocket.java). */
+/* Options, numbered for Java (NativeConstants.java, checked at load). */
 enum tb_sockopt {
   TB_SO_REUSEADDR = 1, TB_SO_NODELAY = 2, TB_SO_KEEPALIVE = 3, TB_SO_RCVBUF = 4,
-  TB_SO_SNDBUF = 5, TB_SO_LINGER = 6, TB_SO_TCLASS = 7, TB_SO_OOBINLINE = 8, TB_SO_REUSEPORT = 9
+  TB_SO_SNDBUF = 5, TB_SO_LINGER = 6, TB_SO_TCLASS = 7
 };
 
 /* What a blocking wait wants. */

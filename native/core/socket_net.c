@@ -160,12 +160,10 @@ out:
 static int opt_level(int opt, int *level, int *name) {
   switch (opt) {
   case TB_SO_REUSEADDR: *level = SOL_SOCKET; *name = SO_REUSEADDR; return 0;
-  case TB_SO_REUSEPORT: *level = SOL_SOCKET; *name = SO_REUSEPORT; return 0;
   case TB_SO_NODELAY: *level = IPPROTO_TCP; *name = TCP_NODELAY; return 0;
   case TB_SO_KEEPALIVE: *level = SOL_SOCKET; *name = SO_KEEPALIVE; return 0;
   case TB_SO_RCVBUF: *level = SOL_SOCKET; *name = SO_RCVBUF; return 0;
   case TB_SO_SNDBUF: *level = SOL_SOCKET; *name = SO_SNDBUF; return 0;
-  case TB_SO_OOBINLINE: *level = SOL_SOCKET; *name = SO_OOBINLINE; return 0;
   default: return -1;
   }
 }

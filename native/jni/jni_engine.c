@@ -2,21 +2,21 @@
  * place (direct address or a pinned array), status and counts packed into
  * the return value so nothing is allocated. */
 #include "jni_util.h"
+#include "jni_wire.h"
 #include "../core/ciphers.h"
 #include "../core/keys.h"
 
 #include <string.h>
 #include <openssl/err.h>
 
-/* Result packing shared with Java (EngineResults.java): consumed 29 bits,
- * produced 29 bits, status 2 bits, handshake status 3 bits. */
-#define TB_LEN_BITS 29
-#define TB_LEN_MASK ((1ULL << TB_LEN_BITS) - 1)
+#define TB_LEN_MASK ((1ULL << TB_RES_LEN_BITS) - 1)
 
+/* The layout is in jni_wire.h; Java decodes it in Results.java. */
 static jlong pack(const tb_result *r) {
   return (jlong)(((uint64_t)r->consumed & TB_LEN_MASK) |
-                 (((uint64_t)r->produced & TB_LEN_MASK) << TB_LEN_BITS) |
-                 ((uint64_t)(r->status & 3) << 58) | ((uint64_t)(r->hs & 7) << 60));
+                 (((uint64_t)r->produced & TB_LEN_MASK) << TB_RES_LEN_BITS) |
+                 ((uint64_t)(r->status & TB_RES_STATUS_MASK) << TB_RES_STATUS_SHIFT) |
+                 ((uint64_t)(r->hs & TB_RES_HS_MASK) << TB_RES_HS_SHIFT));
 }
 
 typedef struct region {
@@ -241,17 +241,16 @@ static jint close_inbound(JNIEnv *env, jclass c, jlong h) {
   return tb_engine_close_inbound(tb_ptr(h));
 }
 
-/* Packed engine state for the cheap Java getters:
- * bits 0-2 handshake status, 3 inbound done, 4 outbound done, 5 handshake
- * done, 6 failed, 7 started, 8-10 task, 11 peer closed, 12 post-handshake auth. */
+/* Packed engine state for the cheap Java getters (layout in jni_wire.h). */
 static jint state(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
   uint32_t f = e->flags;
-  return (jint)((unsigned)tb_engine_hs_status(e, 0) | ((f & TB_F_IN_DONE) ? 1u << 3 : 0) |
-                (tb_outbound_done(e) ? 1u << 4 : 0) | ((f & TB_F_HS_DONE) ? 1u << 5 : 0) |
-                ((f & TB_F_FAILED) ? 1u << 6 : 0) | ((f & TB_F_STARTED) ? 1u << 7 : 0) |
-                ((unsigned)(e->task & 7) << 8) | ((f & TB_F_PEER_CLOSED) ? 1u << 11 : 0) |
-                ((f & TB_F_PHA) ? 1u << 12 : 0));
+  return (jint)(((unsigned)tb_engine_hs_status(e, 0) & TB_ST_HS_MASK) |
+                ((f & TB_F_IN_DONE) ? TB_ST_IN_DONE : 0) | (tb_outbound_done(e) ? TB_ST_OUT_DONE : 0) |
+                ((f & TB_F_HS_DONE) ? TB_ST_HS_DONE : 0) | ((f & TB_F_FAILED) ? TB_ST_FAILED : 0) |
+                ((f & TB_F_STARTED) ? TB_ST_STARTED : 0) |
+                ((unsigned)(e->task & TB_ST_TASK_MASK) << TB_ST_TASK_SHIFT) |
+                ((f & TB_F_PEER_CLOSED) ? TB_ST_PEER_CLOSED : 0) | ((f & TB_F_PHA) ? TB_ST_PHA : 0));
 }
 
 static jint task_done(JNIEnv *env, jclass c, jlong h) {
@@ -298,9 +297,9 @@ static void configure(JNIEnv *env, jclass c, jlong h, jstring l12, jstring l13, 
   }
   if (!(e->flags & TB_F_CLIENT)) {
     int mode = SSL_VERIFY_NONE;
-    if (verify >= 1)
+    if (verify == TB_AUTH_WANT || verify == TB_AUTH_NEED)
       mode = SSL_VERIFY_PEER | SSL_VERIFY_CLIENT_ONCE;
-    if (verify >= 2)
+    if (verify == TB_AUTH_NEED)
       mode |= SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
     SSL_set_verify(e->ssl, mode, NULL);
   }

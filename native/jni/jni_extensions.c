@@ -1,5 +1,6 @@
 /* JNI for ALPN, SNI decisions, OCSP staples, resumption, key log and groups. */
 #include "jni_util.h"
+#include "jni_wire.h"
 #include "../core/keylog.h"
 #include "../core/keys.h"
 #include "../core/session_cache.h"
@@ -8,8 +9,7 @@
 #include <openssl/err.h>
 
 /* alpn: wire-format protocols (client offers / server accepts), or null.
- * flags: 1 ClientHello task (SNI matchers or ALPN selector), 2 request an
- * OCSP staple (client). */
+ * flags: TB_EXT_* (jni_wire.h). */
 static void configure_extensions(JNIEnv *env, jclass c, jlong h, jbyteArray alpn, jint flags) {
   tb_engine *e = tb_ptr(h);
   if (alpn) {
@@ -25,8 +25,8 @@ static void configure_extensions(JNIEnv *env, jclass c, jlong h, jbyteArray alpn
       return;
     }
   }
-  e->hello_task = (flags & 1) && !(e->flags & TB_F_CLIENT);
-  if ((flags & 2) && (e->flags & TB_F_CLIENT))
+  e->hello_task = (flags & TB_EXT_HELLO_TASK) && !(e->flags & TB_F_CLIENT);
+  if ((flags & TB_EXT_OCSP) && (e->flags & TB_F_CLIENT))
     SSL_set_tlsext_status_type(e->ssl, TLSEXT_STATUSTYPE_ocsp);
 }
 

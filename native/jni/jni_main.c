@@ -19,6 +19,7 @@ TB_API JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   if (!c)
     return JNI_ERR;
   if (register_group(env, c, tb_library_methods, tb_library_count) ||
+      register_group(env, c, tb_constants_methods, tb_constants_count) ||
       register_group(env, c, tb_context_methods, tb_context_count) ||
       register_group(env, c, tb_engine_methods, tb_engine_count) ||
       register_group(env, c, tb_session_methods, tb_session_count) ||

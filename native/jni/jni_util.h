@@ -24,6 +24,7 @@ static inline jlong tb_handle(const void *p) { return (jlong)(intptr_t)p; }
   extern const JNINativeMethod tb_##group##_methods[]; \
   extern const int tb_##group##_count;
 TB_DECLARE_METHODS(library)
+TB_DECLARE_METHODS(constants)
 TB_DECLARE_METHODS(context)
 TB_DECLARE_METHODS(engine)
 TB_DECLARE_METHODS(session)

@@ -1,6 +1,5 @@
 package org.tlsbridge.context;
 
-import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -11,6 +10,7 @@ import javax.net.ssl.X509TrustManager;
 import org.tlsbridge.engine.SessionContextImpl;
 import org.tlsbridge.internal.Cleaners;
 import org.tlsbridge.internal.Native;
+import org.tlsbridge.internal.NativeConstants;
 
 /**
  * An initialised SSLContext: its SSL_CTX, managers and defaults. Written
@@ -23,7 +23,6 @@ public final class ContextState {
     private static final int MAX_CA_NAMES = 512;
 
     private final long ctx;
-    private final Cleaner.Cleanable cleanable;
     private final String protocol;
     private final KeyBridge keys;
     private final TrustBridge trust;
@@ -41,7 +40,7 @@ public final class ContextState {
         this.suites = CipherSuites.get();
         long c = Native.ctxNew();
         this.ctx = c;
-        this.cleanable = Cleaners.CLEANER.register(this, () -> Native.ctxFree(c));
+        Cleaners.CLEANER.register(this, () -> Native.ctxFree(c));
         this.keys = new KeyBridge(km);
         this.trust = new TrustBridge(tm);
         this.defaultSuites = CipherSuites.compact(Native.ctxCipherNames(c));
@@ -61,7 +60,7 @@ public final class ContextState {
         });
         Native.ctxClientCaNames(c, caNames(tm));
         if ("false".equalsIgnoreCase(System.getProperty("tlsbridge.sessionTickets", "true"))) {
-            Native.ctxOptions(c, SSL_OP_NO_TICKET, 0);
+            Native.ctxOptions(c, NativeConstants.SSL_OP_NO_TICKET, 0);
         }
         String keylog = System.getProperty("tlsbridge.keylog", System.getenv("SSLKEYLOGFILE"));
         if (keylog != null && !keylog.isEmpty()) {
@@ -71,7 +70,6 @@ public final class ContextState {
         }
     }
 
-    private static final long SSL_OP_NO_TICKET = 0x4000L;
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger("org.tlsbridge");
 
     private static byte[][] caNames(X509TrustManager tm) {
@@ -165,9 +163,5 @@ public final class ContextState {
 
     public SessionContextImpl serverSessions() {
         return serverSessions;
-    }
-
-    void free() {
-        cleanable.clean();
     }
 }

@@ -1,6 +1,5 @@
 package org.tlsbridge.context;
 
-import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.security.PrivateKey;
 import java.security.cert.CertificateEncodingException;
@@ -59,7 +58,7 @@ public final class KeyBridge {
             if (staple != null) {
                 Native.keySetOcsp(h, staple);
             }
-            m = new KeyMaterial(alias, chain.clone(), h, staple);
+            m = new KeyMaterial(chain.clone(), h, staple);
         } catch (CertificateEncodingException e) {
             throw new SSLHandshakeException("cannot encode certificate of alias '" + alias + "': " + e);
         } finally {
@@ -109,26 +108,19 @@ public final class KeyBridge {
 
     /** An OpenSSL key + chain (+ staple); freed when no handshake can use it any more. */
     public static final class KeyMaterial {
-        final String alias;
         final X509Certificate[] chain;
         final byte[] staple;
         private final long handle;
-        private final Cleaner.Cleanable cleanable;
 
-        KeyMaterial(String alias, X509Certificate[] chain, long handle, byte[] staple) {
-            this.alias = alias;
+        KeyMaterial(X509Certificate[] chain, long handle, byte[] staple) {
             this.chain = chain;
             this.staple = staple;
             this.handle = handle;
-            this.cleanable = Cleaners.CLEANER.register(this, () -> Native.keyFree(handle));
+            Cleaners.CLEANER.register(this, () -> Native.keyFree(handle));
         }
 
         public X509Certificate[] chain() {
             return chain.clone();
-        }
-
-        public String alias() {
-            return alias;
         }
 
         /** Installs this key on an engine's SSL (which takes its own references). */
@@ -138,10 +130,6 @@ public final class KeyBridge {
             } finally {
                 Reference.reachabilityFence(this);
             }
-        }
-
-        void free() {
-            cleanable.clean();
         }
     }
 }

@@ -3,13 +3,14 @@ package org.tlsbridge.context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.tlsbridge.internal.NativeConstants;
 
 /** TLS 1.2 and 1.3 only; older names are known and quietly left disabled. */
 public final class Protocols {
     public static final String TLS12 = "TLSv1.2";
     public static final String TLS13 = "TLSv1.3";
-    public static final int TLS12_VERSION = 0x0303;
-    public static final int TLS13_VERSION = 0x0304;
+    public static final int TLS12_VERSION = NativeConstants.TLS1_2_VERSION;
+    public static final int TLS13_VERSION = NativeConstants.TLS1_3_VERSION;
     private static final Set<String> RETIRED = Set.of("SSLv2Hello", "SSLv2", "SSLv3", "TLSv1", "TLSv1.1");
 
     private Protocols() {

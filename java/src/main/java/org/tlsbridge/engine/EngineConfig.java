@@ -15,6 +15,7 @@ import org.tlsbridge.context.ContextState;
 import org.tlsbridge.context.CipherSuites;
 import org.tlsbridge.context.Protocols;
 import org.tlsbridge.internal.Native;
+import org.tlsbridge.internal.NativeConstants;
 
 /**
  * What a connection is configured with, kept in Java until the handshake
@@ -22,9 +23,9 @@ import org.tlsbridge.internal.Native;
  * the sockets so both behave the same.
  */
 public final class EngineConfig {
-    public static final int AUTH_NONE = 0;
-    public static final int AUTH_WANT = 1;
-    public static final int AUTH_NEED = 2;
+    public static final int AUTH_NONE = NativeConstants.TB_AUTH_NONE;
+    public static final int AUTH_WANT = NativeConstants.TB_AUTH_WANT;
+    public static final int AUTH_NEED = NativeConstants.TB_AUTH_NEED;
 
     private final ContextState ctx;
     private final String peerHost;
@@ -301,7 +302,8 @@ public final class EngineConfig {
                 Native.setPeer(ssl, peerHost + ":" + peerPort);
             }
         }
-        int flags = (helloNeedsJava() ? 1 : 0) | (clientMode && CLIENT_OCSP ? 2 : 0);
+        int flags = (helloNeedsJava() ? NativeConstants.TB_EXT_HELLO_TASK : 0)
+                | (clientMode && CLIENT_OCSP ? NativeConstants.TB_EXT_OCSP : 0);
         byte[] alpn = applicationProtocols.length == 0 ? null : alpnWire(applicationProtocols);
         if (flags != 0 || alpn != null) {
             Native.configureExtensions(ssl, alpn, flags);

@@ -22,6 +22,7 @@ import org.tlsbridge.context.ContextState;
 import org.tlsbridge.context.KeyBridge.KeyMaterial;
 import org.tlsbridge.context.TrustBridge;
 import org.tlsbridge.internal.Native;
+import org.tlsbridge.internal.NativeConstants;
 import org.tlsbridge.internal.Results;
 
 /**
@@ -31,11 +32,11 @@ import org.tlsbridge.internal.Results;
  */
 public final class Handshaker {
     // X509_V_ERR_* codes choose the alert OpenSSL sends when we refuse a chain.
-    public static final int X509_UNSPECIFIED = 1;
-    static final int X509_NOT_YET_VALID = 9;
-    static final int X509_EXPIRED = 10;
-    static final int X509_REVOKED = 23;
-    static final int X509_UNTRUSTED = 27;
+    public static final int X509_UNSPECIFIED = NativeConstants.X509_V_ERR_UNSPECIFIED;
+    static final int X509_NOT_YET_VALID = NativeConstants.X509_V_ERR_CERT_NOT_YET_VALID;
+    static final int X509_EXPIRED = NativeConstants.X509_V_ERR_CERT_HAS_EXPIRED;
+    static final int X509_REVOKED = NativeConstants.X509_V_ERR_CERT_REVOKED;
+    static final int X509_UNTRUSTED = NativeConstants.X509_V_ERR_CERT_UNTRUSTED;
 
     private static final ThreadLocal<CertificateFactory> FACTORY = ThreadLocal.withInitial(() -> {
         try {
@@ -53,7 +54,7 @@ public final class Handshaker {
     private final List<KeyMaterial> offered = new ArrayList<>(2);
     private volatile Throwable cause;
     volatile String alpn;
-    private static final int ALERT_UNRECOGNIZED_NAME = 112;
+    private static final int ALERT_UNRECOGNIZED_NAME = NativeConstants.SSL_AD_UNRECOGNIZED_NAME;
 
     public Handshaker(NativeOwner owner, EngineConfig cfg, SSLEngine engine, Socket socket, String peerHost, int peerPort) {
         this.owner = owner;
@@ -140,7 +141,7 @@ public final class Handshaker {
             Native.helloAnswer(ssl, choice, none, alert);
         } catch (RuntimeException e) {
             cause = e;
-            Native.helloAnswer(ssl, null, true, 80); // internal_error
+            Native.helloAnswer(ssl, null, true, NativeConstants.SSL_AD_INTERNAL_ERROR);
         } finally {
             owner.release();
         }

@@ -13,6 +13,7 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSessionBindingEvent;
 import javax.net.ssl.SSLSessionBindingListener;
 import javax.net.ssl.SSLSessionContext;
+import org.tlsbridge.internal.NativeConstants;
 
 /**
  * A session as JSSE reports it. The engine fills it in as the handshake
@@ -22,8 +23,8 @@ import javax.net.ssl.SSLSessionContext;
  */
 public final class TlsBridgeSession extends ExtendedSSLSession {
     /** Big enough for any record a conformant peer may send (2^14 + 2048 + 5). */
-    public static final int PACKET_BUFFER_SIZE = 16384 + 2048 + 5;
-    public static final int APPLICATION_BUFFER_SIZE = 16384;
+    public static final int PACKET_BUFFER_SIZE = NativeConstants.TB_MAX_RECORD;
+    public static final int APPLICATION_BUFFER_SIZE = NativeConstants.TB_MAX_PLAINTEXT;
 
     /** What getSession reports before (or without) a completed handshake. */
     public static final TlsBridgeSession NULL_SESSION = new TlsBridgeSession(null, null, -1);

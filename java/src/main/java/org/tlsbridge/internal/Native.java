@@ -21,6 +21,11 @@ public final class Native {
     /** mallinfo2(): uordblks + hblkhd, or -1 without glibc 2.33+; see {@link Diagnostics}. */
     public static native long mallocInUse();
 
+    // the numbers shared with Java, for the loader's check (jni_constants.c, NativeConstants)
+    public static native String[] constantNames();
+
+    public static native long[] constantValues();
+
     // contexts, ciphers, keys (jni_context.c)
     public static native long ctxNew() throws javax.net.ssl.SSLException;
 

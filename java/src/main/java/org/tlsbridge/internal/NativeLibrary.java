@@ -20,7 +20,9 @@ import java.util.logging.Logger;
  * <p>Order: {@code -Dtlsbridge.library.path=<file>}; the copy inside the jar,
  * extracted to a fresh owner-only directory under {@code tlsbridge.workdir}
  * (default {@code java.io.tmpdir}, then {@code ~/.cache/tlsbridge} when the
- * first is mounted noexec); {@code java.library.path}.
+ * first is mounted noexec); {@code java.library.path}. A library whose
+ * constants differ from {@link NativeConstants} is refused, whatever its
+ * build id.
  */
 public final class NativeLibrary {
     private static final Logger LOG = Logger.getLogger("org.tlsbridge");
@@ -75,6 +77,7 @@ public final class NativeLibrary {
             try {
                 loadedFrom = load();
                 checkBuild();
+                NativeConstants.check(Native.constantNames(), Native.constantValues(), loadedFrom);
                 loaded = true;
             } catch (Throwable t) {
                 failure = t;

@@ -1,24 +1,36 @@
 package org.tlsbridge.internal;
 
+import static org.tlsbridge.internal.NativeConstants.*;
+
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLEngineResult.Status;
 
-/** Decoding of the packed values native calls return (jni_engine.c). */
+/** Decoding of the packed values native calls return (jni_engine.c; layout in jni_wire.h). */
 public final class Results {
-    public static final int LEN_BITS = 29;
+    public static final int LEN_BITS = TB_RES_LEN_BITS;
     public static final int MAX_LEN = (1 << LEN_BITS) - 1;
     private static final long LEN_MASK = MAX_LEN;
 
-    private static final Status[] STATUS = {Status.OK, Status.BUFFER_UNDERFLOW, Status.BUFFER_OVERFLOW,
-        Status.CLOSED};
-    private static final HandshakeStatus[] HS = {HandshakeStatus.NOT_HANDSHAKING, HandshakeStatus.FINISHED,
-        HandshakeStatus.NEED_TASK, HandshakeStatus.NEED_WRAP, HandshakeStatus.NEED_UNWRAP};
+    private static final Status[] STATUS = new Status[4];
+    private static final HandshakeStatus[] HS = new HandshakeStatus[5];
 
-    public static final int TASK_NONE = 0;
-    public static final int TASK_VERIFY = 1;
-    public static final int TASK_CERT = 2;
-    public static final int TASK_HELLO = 3;
+    static {
+        STATUS[TB_OK] = Status.OK;
+        STATUS[TB_UNDERFLOW] = Status.BUFFER_UNDERFLOW;
+        STATUS[TB_OVERFLOW] = Status.BUFFER_OVERFLOW;
+        STATUS[TB_CLOSED] = Status.CLOSED;
+        HS[TB_HS_NOT] = HandshakeStatus.NOT_HANDSHAKING;
+        HS[TB_HS_FINISHED] = HandshakeStatus.FINISHED;
+        HS[TB_HS_NEED_TASK] = HandshakeStatus.NEED_TASK;
+        HS[TB_HS_NEED_WRAP] = HandshakeStatus.NEED_WRAP;
+        HS[TB_HS_NEED_UNWRAP] = HandshakeStatus.NEED_UNWRAP;
+    }
+
+    public static final int TASK_NONE = TB_TASK_NONE;
+    public static final int TASK_VERIFY = TB_TASK_VERIFY;
+    public static final int TASK_CERT = TB_TASK_CERT;
+    public static final int TASK_HELLO = TB_TASK_HELLO;
 
     private Results() {
     }
@@ -32,11 +44,11 @@ public final class Results {
     }
 
     public static Status status(long r) {
-        return STATUS[(int) ((r >>> 58) & 3)];
+        return STATUS[(int) ((r >>> TB_RES_STATUS_SHIFT) & TB_RES_STATUS_MASK)];
     }
 
     public static HandshakeStatus handshake(long r) {
-        return hs((int) ((r >>> 60) & 7));
+        return hs((int) ((r >>> TB_RES_HS_SHIFT) & TB_RES_HS_MASK));
     }
 
     public static HandshakeStatus hs(int code) {
@@ -44,40 +56,40 @@ public final class Results {
     }
 
     public static HandshakeStatus stateHandshake(int state) {
-        return hs(state & 7);
+        return hs(state & TB_ST_HS_MASK);
     }
 
     public static boolean stateInboundDone(int state) {
-        return (state & (1 << 3)) != 0;
+        return (state & TB_ST_IN_DONE) != 0;
     }
 
     public static boolean stateOutboundDone(int state) {
-        return (state & (1 << 4)) != 0;
+        return (state & TB_ST_OUT_DONE) != 0;
     }
 
     public static boolean stateHandshakeDone(int state) {
-        return (state & (1 << 5)) != 0;
+        return (state & TB_ST_HS_DONE) != 0;
     }
 
     public static boolean stateFailed(int state) {
-        return (state & (1 << 6)) != 0;
+        return (state & TB_ST_FAILED) != 0;
     }
 
     public static boolean stateStarted(int state) {
-        return (state & (1 << 7)) != 0;
+        return (state & TB_ST_STARTED) != 0;
     }
 
     public static int stateTask(int state) {
-        return (state >>> 8) & 7;
+        return (state >>> TB_ST_TASK_SHIFT) & TB_ST_TASK_MASK;
     }
 
     /** A TLS 1.3 post-handshake authentication is under way (a handshake in all but name). */
     public static boolean statePostHandshakeAuth(int state) {
-        return (state & (1 << 12)) != 0;
+        return (state & TB_ST_PHA) != 0;
     }
 
     public static boolean statePeerClosed(int state) {
-        return (state & (1 << 11)) != 0;
+        return (state & TB_ST_PEER_CLOSED) != 0;
     }
 
     /**

@@ -11,6 +11,7 @@ import java.net.UnknownHostException;
 import org.tlsbridge.internal.Cleaners;
 import org.tlsbridge.internal.Native;
 import org.tlsbridge.internal.NativeCallbacks;
+import org.tlsbridge.internal.NativeConstants;
 
 /**
  * One descriptor owned by libtlsbridge (native/core/socket.h). The native
@@ -21,14 +22,13 @@ import org.tlsbridge.internal.NativeCallbacks;
  * so the Cleaner can never run while a call is in progress.
  */
 final class NativeSocket {
-    static final int SO_REUSEADDR = 1;
-    static final int TCP_NODELAY = 2;
-    static final int SO_KEEPALIVE = 3;
-    static final int SO_RCVBUF = 4;
-    static final int SO_SNDBUF = 5;
-    static final int SO_LINGER = 6;
-    static final int IP_TOS = 7;
-    static final int SO_OOBINLINE = 8;
+    static final int SO_REUSEADDR = NativeConstants.TB_SO_REUSEADDR;
+    static final int TCP_NODELAY = NativeConstants.TB_SO_NODELAY;
+    static final int SO_KEEPALIVE = NativeConstants.TB_SO_KEEPALIVE;
+    static final int SO_RCVBUF = NativeConstants.TB_SO_RCVBUF;
+    static final int SO_SNDBUF = NativeConstants.TB_SO_SNDBUF;
+    static final int SO_LINGER = NativeConstants.TB_SO_LINGER;
+    static final int IP_TOS = NativeConstants.TB_SO_TCLASS;
 
     private final long ptr;
     private final boolean ipv6;
@@ -59,18 +59,6 @@ final class NativeSocket {
         } catch (IOException e) {
             return open(false);
         }
-    }
-
-    boolean ipv6() {
-        return ipv6;
-    }
-
-    boolean isClosed() {
-        return closed;
-    }
-
-    long handle() {
-        return ptr;
     }
 
     void bind(InetSocketAddress a, boolean reuse) throws IOException {

@@ -21,6 +21,7 @@ import org.tlsbridge.TlsBridgeProvider;
 import org.tlsbridge.context.ContextState;
 import org.tlsbridge.context.TlsBridgeContextSpi;
 import org.tlsbridge.internal.Native;
+import org.tlsbridge.internal.NativeConstants;
 
 /**
  * Tomcat's SSLContext over a tlsbridge {@code javax.net.ssl.SSLContext}.
@@ -29,8 +30,7 @@ import org.tlsbridge.internal.Native;
  * SSL_CTX once, at configuration time, before any engine exists.
  */
 final class TlsBridgeSSLContext implements SSLContext {
-    /** SSL_OP_NO_TICKET */
-    static final long OP_NO_TICKET = 0x4000L;
+    static final long OP_NO_TICKET = NativeConstants.SSL_OP_NO_TICKET;
 
     private static volatile Provider provider;
 

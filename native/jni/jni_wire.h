@@ -1,0 +1,41 @@
+/*
+ * How the JNI layer packs numbers for Java beyond the core's enums: the
+ * result of a wrap/unwrap and the engine state, each in one integer, and the
+ * mode and flag arguments Java passes in. Java decodes them with the
+ * same-named fields of NativeConstants.java; jni_constants.c exports these
+ * names so the loader refuses a library that disagrees.
+ */
+#ifndef TB_JNI_WIRE_H
+#define TB_JNI_WIRE_H
+
+/* wrap/unwrap result (a jlong): consumed in bits 0-28, produced in 29-57,
+ * status 58-59, handshake status 60-62. */
+#define TB_RES_LEN_BITS 29
+#define TB_RES_STATUS_SHIFT 58
+#define TB_RES_STATUS_MASK 3
+#define TB_RES_HS_SHIFT 60
+#define TB_RES_HS_MASK 7
+
+/* Engine state (a jint): handshake status in bits 0-2, task in 8-10, and flags. */
+#define TB_ST_HS_MASK 7
+#define TB_ST_IN_DONE (1 << 3)
+#define TB_ST_OUT_DONE (1 << 4)
+#define TB_ST_HS_DONE (1 << 5)
+#define TB_ST_FAILED (1 << 6)
+#define TB_ST_STARTED (1 << 7)
+#define TB_ST_TASK_SHIFT 8
+#define TB_ST_TASK_MASK 7
+#define TB_ST_PEER_CLOSED (1 << 11)
+#define TB_ST_PHA (1 << 12)
+
+/* configure(): client authentication a server asks for. */
+#define TB_AUTH_NONE 0
+#define TB_AUTH_WANT 1
+#define TB_AUTH_NEED 2
+
+/* configureExtensions() flags: the ClientHello goes to a Java task (server);
+ * request an OCSP staple (client). */
+#define TB_EXT_HELLO_TASK 1
+#define TB_EXT_OCSP 2
+
+#endif
