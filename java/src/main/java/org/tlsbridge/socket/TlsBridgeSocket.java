@@ -35,7 +35,7 @@ import org.tlsbridge.internal.Results;
  * once. Blocking happens in native poll(), so a virtual thread blocked here
  * pins its carrier thread.
  */
-public final class TlsBridgeSocket extends BaseSslSocket {
+public final class TlsBridgeSocket extends DescriptorOptionsSocket {
     private static final InetAddress ANY = new InetSocketAddress(0).getAddress();
 
     private final ContextState ctx;
@@ -593,7 +593,8 @@ public final class TlsBridgeSocket extends BaseSslSocket {
     }
 
     /** The descriptor for an option call: made now (dual-stack) if nothing has made it yet. */
-    private NativeSocket forOption() throws SocketException {
+    @Override
+    NativeSocket forOption() throws SocketException {
         try {
             return socket(null);
         } catch (SocketException e) {
@@ -601,112 +602,6 @@ public final class TlsBridgeSocket extends BaseSslSocket {
         } catch (IOException e) {
             throw new SocketException(e.getMessage());
         }
-    }
-
-    private void set(int opt, int value) throws SocketException {
-        forOption().setOption(opt, value);
-    }
-
-    private int get(int opt) throws SocketException {
-        return forOption().option(opt);
-    }
-
-    @Override
-    public void setTcpNoDelay(boolean on) throws SocketException {
-        set(NativeSocket.TCP_NODELAY, on ? 1 : 0);
-    }
-
-    @Override
-    public boolean getTcpNoDelay() throws SocketException {
-        return get(NativeSocket.TCP_NODELAY) != 0;
-    }
-
-    @Override
-    public void setKeepAlive(boolean on) throws SocketException {
-        set(NativeSocket.SO_KEEPALIVE, on ? 1 : 0);
-    }
-
-    @Override
-    public boolean getKeepAlive() throws SocketException {
-        return get(NativeSocket.SO_KEEPALIVE) != 0;
-    }
-
-    @Override
-    public void setReuseAddress(boolean on) throws SocketException {
-        set(NativeSocket.SO_REUSEADDR, on ? 1 : 0);
-    }
-
-    @Override
-    public boolean getReuseAddress() throws SocketException {
-        return get(NativeSocket.SO_REUSEADDR) != 0;
-    }
-
-    @Override
-    public void setReceiveBufferSize(int size) throws SocketException {
-        if (size <= 0) {
-            throw new IllegalArgumentException("invalid receive size");
-        }
-        set(NativeSocket.SO_RCVBUF, size);
-    }
-
-    @Override
-    public int getReceiveBufferSize() throws SocketException {
-        return get(NativeSocket.SO_RCVBUF);
-    }
-
-    @Override
-    public void setSendBufferSize(int size) throws SocketException {
-        if (size <= 0) {
-            throw new IllegalArgumentException("negative send size");
-        }
-        set(NativeSocket.SO_SNDBUF, size);
-    }
-
-    @Override
-    public int getSendBufferSize() throws SocketException {
-        return get(NativeSocket.SO_SNDBUF);
-    }
-
-    @Override
-    public void setSoLinger(boolean on, int linger) throws SocketException {
-        if (on && linger < 0) {
-            throw new IllegalArgumentException("invalid value for SO_LINGER");
-        }
-        set(NativeSocket.SO_LINGER, on ? Math.min(linger, 65535) : -1);
-    }
-
-    @Override
-    public int getSoLinger() throws SocketException {
-        return get(NativeSocket.SO_LINGER);
-    }
-
-    @Override
-    public void setTrafficClass(int tc) throws SocketException {
-        if (tc < 0 || tc > 255) {
-            throw new IllegalArgumentException("tc is not in range 0 -- 255");
-        }
-        set(NativeSocket.IP_TOS, tc);
-    }
-
-    @Override
-    public int getTrafficClass() throws SocketException {
-        return get(NativeSocket.IP_TOS);
-    }
-
-    @Override
-    public <T> java.net.Socket setOption(java.net.SocketOption<T> name, T value) throws IOException {
-        SocketOptionsSupport.set(this, name, value);
-        return this;
-    }
-
-    @Override
-    public <T> T getOption(java.net.SocketOption<T> name) throws IOException {
-        return SocketOptionsSupport.get(this, name);
-    }
-
-    @Override
-    public java.util.Set<java.net.SocketOption<?>> supportedOptions() {
-        return SocketOptionsSupport.SOCKET;
     }
 
     @Override
