@@ -34,6 +34,10 @@ enum { TB_WAIT_READ = 1, TB_WAIT_WRITE = 2 };
 /* Results of the TLS calls besides byte counts. */
 #define TB_SOCK_EOF (-1)
 #define TB_SOCK_ERR (-2)
+/* A read stopped for a post-handshake task (TB_TASK_*) the caller must run,
+ * then call tb_engine_task_done, then read again. */
+#define TB_SOCK_TASK_BASE (-16)
+#define TB_SOCK_TASK(task) (TB_SOCK_TASK_BASE - (task))
 
 typedef struct tb_sock {
   int fd;
@@ -84,7 +88,7 @@ int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err);
 /* 0 done, >0 a TB_TASK_* to run before calling again, -1 failed (err set). */
 /* glue: the glue layer's per-call context, set on the engine during the call. */
 int tb_sock_handshake(tb_sock *s, int64_t timeout_ms, void *glue, tb_error *err);
-/* Bytes read, TB_SOCK_EOF, or TB_SOCK_ERR (err set). `pin` maps the
+/* Bytes read, TB_SOCK_EOF, TB_SOCK_TASK(task) or TB_SOCK_ERR (err set). `pin` maps the
  * caller's memory just around each OpenSSL call (and `unpin` releases it),
  * so nothing stays pinned while the thread waits. */
 typedef uint8_t *(*tb_pin_fn)(void *arg);

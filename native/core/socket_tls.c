@@ -149,6 +149,40 @@ static int io_failure(tb_sock *s, int se, int saved_errno, int reading, tb_error
   return 0;
 }
 
+/* A TLS 1.3 server may ask for the client's certificate at any time after
+ * the handshake (post-handshake authentication). SSL_read meets the
+ * CertificateRequest and parks on the same callbacks as the handshake; the
+ * parked question is the reader's to answer in Java (TB_SOCK_TASK). Returns
+ * the task, or 0 when se is not such a park. Mutex held. */
+static int parked_task(tb_engine *e, int se) {
+  if (se == SSL_ERROR_WANT_X509_LOOKUP)
+    e->task = TB_TASK_CERT;
+  else if (se == SSL_ERROR_WANT_RETRY_VERIFY)
+    e->task = TB_TASK_VERIFY;
+  else
+    return 0;
+  return e->task;
+}
+
+/* A writer that finds a post-handshake task pending waits for the reader,
+ * which is answering it in Java, instead of entering OpenSSL meanwhile: the
+ * task changes the SSL's certificate, and an SSL_write would only park again.
+ * The task takes milliseconds; close ends the wait at once. */
+static int await_task(tb_sock *s, tb_engine *e, tb_error *err) {
+  const struct timespec pause = {0, 2000000};
+  for (;;) {
+    int pending;
+    lock(s);
+    pending = e->task != TB_TASK_NONE;
+    unlock(s);
+    if (closed_err(s, err))
+      return -1;
+    if (!pending)
+      return 0;
+    nanosleep(&pause, NULL);
+  }
+}
+
 /* Locks the socket for one OpenSSL call and maps the caller's memory; NULL
  * (and unlocked) when the socket is closed (err set) or the memory cannot be
  * mapped (err cleared: the glue's exception is already pending). */
@@ -181,7 +215,7 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
     return TB_SOCK_ERR;
   for (;;) {
     size_t n = 0;
-    int ok, se = 0, saved = 0, w, eof = 0;
+    int ok, se = 0, saved = 0, w, eof = 0, task = 0;
     uint8_t *p;
     uint64_t t0;
     if (atomic_load(&s->shut_in)) {
@@ -204,12 +238,18 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
       e->stats.records_in++;
     } else {
       se = SSL_get_error(e->ssl, 0);
-      if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
+      task = parked_task(e, se);
+      if (!task && se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
         eof = io_failure(s, se, saved, 1, err);
     }
     unlock(s);
     if (ok) {
       out = (long)n;
+      break;
+    }
+    if (task) {
+      tb_err_reset();
+      out = TB_SOCK_TASK(task);
       break;
     }
     if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE) {
@@ -246,6 +286,13 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
     p = begin_call(s, pin, arg, err);
     if (!p)
       break;
+    if (e->task != TB_TASK_NONE) {
+      unpin(arg, p, 0);
+      unlock(s);
+      if (await_task(s, e, err) < 0)
+        break;
+      continue;
+    }
     tb_err_reset();
     errno = 0;
     t0 = tb_io_clock();
@@ -262,12 +309,19 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
       done += n;
     } else {
       se = SSL_get_error(e->ssl, 0);
-      if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
+      /* a park here means a reader is answering a request: wait for it */
+      if (!parked_task(e, se) && se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
         io_failure(s, se, saved, 0, err);
     }
     unlock(s);
     if (ok)
       continue;
+    if (se == SSL_ERROR_WANT_X509_LOOKUP || se == SSL_ERROR_WANT_RETRY_VERIFY) {
+      tb_err_reset();
+      if (await_task(s, e, err) < 0)
+        break;
+      continue;
+    }
     if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
       break;
     w = tb_sock_wait(s, se == SSL_ERROR_WANT_READ ? TB_WAIT_READ : TB_WAIT_WRITE, 0, err);

@@ -240,7 +240,7 @@ static jint sock_read(JNIEnv *env, jclass c, jlong h, jbyteArray b, jint off, ji
   n = tb_sock_read(sock(h), pin, unpin, &a, (size_t)len, timeout_ms, &err);
   if (n == TB_SOCK_ERR)
     return fail(env, &err);
-  return (jint)n;
+  return (jint)n; /* a count, TB_SOCK_EOF or TB_SOCK_TASK(task): NativeSocket.read decodes */
 }
 
 static void sock_write(JNIEnv *env, jclass c, jlong h, jbyteArray b, jint off, jint len) {

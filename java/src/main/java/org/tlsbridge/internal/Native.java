@@ -196,7 +196,7 @@ public final class Native {
 
     public static native void sockKeyUpdate(long sock) throws javax.net.ssl.SSLException;
 
-    /** Bytes read, or -1 at end of stream. */
+    /** Bytes read, -1 at end of stream, or a post-handshake task to run first (NativeSocket.read). */
     public static native int sockRead(long sock, byte[] b, int off, int len, int timeoutMs)
             throws java.io.IOException;
 

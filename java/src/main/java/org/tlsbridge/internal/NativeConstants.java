@@ -68,6 +68,8 @@ public final class NativeConstants {
     public static final int TB_SO_SNDBUF = 5;
     public static final int TB_SO_LINGER = 6;
     public static final int TB_SO_TCLASS = 7;
+    /** a native socket read/write that returns TB_SOCK_TASK_BASE - task asks Java to run that task */
+    public static final int TB_SOCK_TASK_BASE = -16;
 
     // OpenSSL's numbers, passed through as they are
     public static final int TLS1_2_VERSION = 0x0303;

@@ -1,11 +1,13 @@
 package org.tlsbridge.socket;
 
+import java.io.IOException;
 import java.net.SocketException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiFunction;
 import javax.net.ssl.HandshakeCompletedEvent;
 import javax.net.ssl.HandshakeCompletedListener;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
@@ -16,12 +18,16 @@ import org.tlsbridge.engine.TlsBridgeSession;
 /**
  * What both tlsbridge SSLSockets share: the connection settings (one
  * {@link EngineConfig}, exactly as the engine keeps them) and the
- * handshake-completed listeners. The I/O is the subclasses'.
+ * handshake-completed listeners, and what a call on a socket whose
+ * handshake failed throws. The I/O is the subclasses'.
  */
 abstract class BaseSslSocket extends SSLSocket {
     private final List<HandshakeCompletedListener> listeners = new CopyOnWriteArrayList<>();
     private volatile BiFunction<SSLSocket, List<String>, String> alpnSelector;
     private volatile TlsBridgeSession completed;
+    private volatile IOException failure;
+    /** Guards cfg: a connecting client replaces it with a copy keyed by host:port. */
+    protected final Object cfgLock = new Object();
     protected volatile EngineConfig cfg;
 
     BaseSslSocket(EngineConfig cfg) {
@@ -37,6 +43,39 @@ abstract class BaseSslSocket extends SSLSocket {
         }
     }
 
+    // ---- after a failed handshake: what SunJSSE throws on each call ----
+
+    /** Remembers why the handshake failed; the socket is closed by then. */
+    void handshakeFailed(IOException e) {
+        failure = e;
+    }
+
+    IOException handshakeFailure() {
+        return failure;
+    }
+
+    /** read(): the failure again, as an SSLException (SunJSSE: "Connection has closed: ..."). */
+    void checkReadable() throws SSLException {
+        IOException f = failure;
+        if (f != null) {
+            throw new SSLException("Connection has closed: " + f, f);
+        }
+    }
+
+    /** write(): a SocketException, as SunJSSE throws once the connection is broken. */
+    void checkWritable() throws SocketException {
+        if (failure != null) {
+            throw (SocketException) new SocketException("Connection or outbound has closed").initCause(failure);
+        }
+    }
+
+    /** startHandshake(): a SocketException, as SunJSSE throws on a broken or closed socket. */
+    void checkStartable() throws SocketException {
+        if (failure != null || isClosed()) {
+            throw (SocketException) new SocketException("Socket has been closed or broken").initCause(failure);
+        }
+    }
+
     @Override
     public String[] getSupportedCipherSuites() {
         return cfg.context().suites().supported();
@@ -49,7 +88,7 @@ abstract class BaseSslSocket extends SSLSocket {
 
     @Override
     public void setEnabledCipherSuites(String[] suites) {
-        synchronized (cfg) {
+        synchronized (cfgLock) {
             cfg.setSuites(suites);
         }
     }
@@ -66,14 +105,14 @@ abstract class BaseSslSocket extends SSLSocket {
 
     @Override
     public void setEnabledProtocols(String[] protocols) {
-        synchronized (cfg) {
+        synchronized (cfgLock) {
             cfg.setProtocols(protocols);
         }
     }
 
     @Override
     public void setUseClientMode(boolean mode) {
-        synchronized (cfg) {
+        synchronized (cfgLock) {
             if (handshakeStarted() && mode != cfg.clientMode()) {
                 throw new IllegalArgumentException("Cannot change mode after SSL traffic has started");
             }
@@ -88,7 +127,9 @@ abstract class BaseSslSocket extends SSLSocket {
 
     @Override
     public void setNeedClientAuth(boolean need) {
-        cfg.setClientAuth(need ? EngineConfig.AUTH_NEED : EngineConfig.AUTH_NONE);
+        synchronized (cfgLock) {
+            cfg.setClientAuth(need ? EngineConfig.AUTH_NEED : EngineConfig.AUTH_NONE);
+        }
     }
 
     @Override
@@ -98,7 +139,9 @@ abstract class BaseSslSocket extends SSLSocket {
 
     @Override
     public void setWantClientAuth(boolean want) {
-        cfg.setClientAuth(want ? EngineConfig.AUTH_WANT : EngineConfig.AUTH_NONE);
+        synchronized (cfgLock) {
+            cfg.setClientAuth(want ? EngineConfig.AUTH_WANT : EngineConfig.AUTH_NONE);
+        }
     }
 
     @Override
@@ -108,7 +151,9 @@ abstract class BaseSslSocket extends SSLSocket {
 
     @Override
     public void setEnableSessionCreation(boolean flag) {
-        cfg.setSessionCreation(flag);
+        synchronized (cfgLock) {
+            cfg.setSessionCreation(flag);
+        }
     }
 
     @Override
@@ -118,14 +163,14 @@ abstract class BaseSslSocket extends SSLSocket {
 
     @Override
     public SSLParameters getSSLParameters() {
-        synchronized (cfg) {
+        synchronized (cfgLock) {
             return cfg.parameters();
         }
     }
 
     @Override
     public void setSSLParameters(SSLParameters params) {
-        synchronized (cfg) {
+        synchronized (cfgLock) {
             beforeStart("SSL parameters");
             cfg.setParameters(params);
         }
@@ -179,7 +224,9 @@ abstract class BaseSslSocket extends SSLSocket {
     @Override
     public void setHandshakeApplicationProtocolSelector(BiFunction<SSLSocket, List<String>, String> selector) {
         alpnSelector = selector;
-        cfg.setSocketAlpnSelector(selector);
+        synchronized (cfgLock) {
+            cfg.setSocketAlpnSelector(selector);
+        }
     }
 
     @Override

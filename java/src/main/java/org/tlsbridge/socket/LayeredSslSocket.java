@@ -81,6 +81,7 @@ final class LayeredSslSocket extends BaseSslSocket {
 
     @Override
     public void startHandshake() throws IOException {
+        checkStartable();
         if (hsDone) {
             engine.beginHandshake(); // TLS 1.3 KeyUpdate, as the native socket does
             return;
@@ -97,6 +98,7 @@ final class LayeredSslSocket extends BaseSslSocket {
             if (hsDone) {
                 return;
             }
+            checkReadable(); // another thread's handshake failed while this one waited
             if (closed) {
                 throw new SocketException("Socket is closed");
             }
@@ -105,10 +107,7 @@ final class LayeredSslSocket extends BaseSslSocket {
             for (;;) {
                 HandshakeStatus hs = engine.getHandshakeStatus();
                 if (hs == HandshakeStatus.NEED_TASK) {
-                    Runnable t;
-                    while ((t = engine.getDelegatedTask()) != null) {
-                        t.run();
-                    }
+                    runTasks();
                 } else if (hs == HandshakeStatus.NEED_WRAP) {
                     writeLock.lock();
                     try {
@@ -135,6 +134,7 @@ final class LayeredSslSocket extends BaseSslSocket {
             hsDone = true;
         } catch (IOException e) {
             if (!(e instanceof java.net.SocketTimeoutException)) {
+                handshakeFailed(e);
                 closeQuietly();
             }
             throw e;
@@ -142,6 +142,13 @@ final class LayeredSslSocket extends BaseSslSocket {
             handshakeLock.unlock();
         }
         handshakeCompleted(engine.getSession());
+    }
+
+    private void runTasks() {
+        Runnable t;
+        while ((t = engine.getDelegatedTask()) != null) {
+            t.run();
+        }
     }
 
     /** Wraps src (or a handshake flight) into records and writes them to the base socket. Write lock held. */
@@ -191,15 +198,33 @@ final class LayeredSslSocket extends BaseSslSocket {
                     }
                     throw new SSLException("record larger than the application buffer");
                 default:
-                    if (r.getHandshakeStatus() == HandshakeStatus.NEED_WRAP && hsDone) {
-                        writeLock.lock(); // a post-handshake reply (KeyUpdate)
-                        try {
-                            wrapAndSend(EMPTY);
-                        } finally {
-                            writeLock.unlock();
-                        }
+                    if (hsDone) {
+                        postHandshake(r.getHandshakeStatus());
                     }
                     return true;
+            }
+        }
+    }
+
+    /**
+     * After the handshake the peer may still want an answer: a KeyUpdate, or
+     * a TLS 1.3 CertificateRequest whose certificate task runs here (the
+     * KeyManager chooses) before the reply goes out. Read lock held.
+     */
+    private void postHandshake(HandshakeStatus hs) throws IOException {
+        if (hs == HandshakeStatus.NEED_TASK) {
+            runTasks();
+            hs = engine.getHandshakeStatus();
+        }
+        if (hs == HandshakeStatus.NEED_WRAP) {
+            writeLock.lock();
+            try {
+                while (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP
+                        && wrapAndSend(EMPTY).bytesProduced() > 0) {
+                    // the whole flight: Certificate, CertificateVerify, Finished
+                }
+            } finally {
+                writeLock.unlock();
             }
         }
     }
@@ -252,6 +277,7 @@ final class LayeredSslSocket extends BaseSslSocket {
             if (len == 0) {
                 return 0;
             }
+            checkReadable();
             handshake();
             readLock.lock();
             try {
@@ -291,6 +317,7 @@ final class LayeredSslSocket extends BaseSslSocket {
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
             Objects.checkFromIndexSize(off, len, b.length);
+            checkWritable();
             handshake();
             writeLock.lock();
             try {

@@ -29,6 +29,7 @@ final class NativeSocket {
     static final int SO_SNDBUF = NativeConstants.TB_SO_SNDBUF;
     static final int SO_LINGER = NativeConstants.TB_SO_LINGER;
     static final int IP_TOS = NativeConstants.TB_SO_TCLASS;
+    static final int TASK_BASE = NativeConstants.TB_SOCK_TASK_BASE;
 
     private final long ptr;
     private final boolean ipv6;
@@ -229,12 +230,22 @@ final class NativeSocket {
         }
     }
 
+    /**
+     * Bytes read, -1 at the end of the stream, or at most {@link #TASK_BASE}:
+     * the read met a post-handshake request (a TLS 1.3 CertificateRequest)
+     * and parked on a task ({@link #task}) to run, then {@link #taskDone}, then read again.
+     */
     int read(byte[] b, int off, int len, int timeoutMs) throws IOException {
         try {
             return Native.sockRead(ptr, b, off, len, timeoutMs);
         } finally {
             Reference.reachabilityFence(this);
         }
+    }
+
+    /** The task (Results.TASK_*) a value of {@link #read} asks for, or 0 when it is a byte count or end of stream. */
+    static int task(int readResult) {
+        return readResult <= TASK_BASE ? TASK_BASE - readResult : 0;
     }
 
     void write(byte[] b, int off, int len) throws IOException {

@@ -35,7 +35,7 @@ import org.tlsbridge.internal.Results;
  * once. Blocking happens in native poll(), so a virtual thread blocked here
  * pins its carrier thread.
  */
-public final class TlsBridgeSocket extends BaseSslSocket {
+public final class TlsBridgeSocket extends DescriptorOptionsSocket {
     private static final InetAddress ANY = new InetSocketAddress(0).getAddress();
 
     private final ContextState ctx;
@@ -59,7 +59,6 @@ public final class TlsBridgeSocket extends BaseSslSocket {
     private long engine;
     private volatile Handshaker handshaker;
     private volatile boolean hsDone;
-    private volatile IOException hsFailure;
     private volatile TlsBridgeSession session = TlsBridgeSession.NULL_SESSION;
 
     /** An unconnected client socket. */
@@ -190,7 +189,9 @@ public final class TlsBridgeSocket extends BaseSslSocket {
             if (host == null) {
                 host = a.getHostString();
             }
-            cfg = cfg.copy(host, a.getPort()); // host:port keys the client session cache
+            synchronized (cfgLock) {
+                cfg = cfg.copy(host, a.getPort()); // host:port keys the client session cache
+            }
             remote = a;
             local = s.address(false);
             connected = true;
@@ -223,6 +224,7 @@ public final class TlsBridgeSocket extends BaseSslSocket {
 
     @Override
     public void startHandshake() throws IOException {
+        checkStartable();
         if (hsDone) {
             open().keyUpdate(); // TLS 1.3: KeyUpdate; 1.2: renegotiation is refused
             return;
@@ -239,23 +241,24 @@ public final class TlsBridgeSocket extends BaseSslSocket {
             if (hsDone) {
                 return;
             }
-            if (hsFailure != null) {
-                throw new SSLException("the handshake failed before: " + hsFailure.getMessage(), hsFailure);
-            }
+            checkReadable(); // another thread's handshake failed while this one waited
+            runHandshake();
+        } finally {
+            handshakeLock.unlock();
+        }
+        handshakeCompleted(session);
+    }
+
+    /** Handshake lock held. */
+    private void runHandshake() throws IOException {
+        try {
             NativeSocket s = open();
             if (handshaker == null) {
                 begin(s);
             }
-            for (;;) {
-                int task = s.handshake(soTimeout);
-                if (task == 0) {
-                    break;
-                }
-                Runnable work = handshaker.task(task);
-                if (work != null) {
-                    work.run();
-                }
-                s.taskDone();
+            int task;
+            while ((task = s.handshake(soTimeout)) != 0) {
+                answer(s, task);
             }
             long e = s.enter();
             try {
@@ -271,15 +274,28 @@ public final class TlsBridgeSocket extends BaseSslSocket {
             throw e; // nothing was lost: the handshake goes on with the next call
         } catch (IOException | RuntimeException e) {
             throw failed(e);
-        } finally {
-            handshakeLock.unlock();
         }
-        handshakeCompleted(session);
+    }
+
+    /**
+     * What OpenSSL parked the connection on (trust, or which certificate to
+     * send, also when a TLS 1.3 server asks after the handshake), answered
+     * on this thread.
+     */
+    private void answer(NativeSocket s, int task) {
+        try {
+            Runnable work = handshaker.task(task);
+            if (work != null) {
+                work.run();
+            }
+        } finally {
+            s.taskDone();
+        }
     }
 
     private void begin(NativeSocket s) throws IOException {
         EngineConfig c;
-        synchronized (cfg) {
+        synchronized (cfgLock) {
             c = cfg;
             long e = s.attach(ctx.handle(), c.clientMode(), callbacks);
             Reference.reachabilityFence(ctx);
@@ -316,14 +332,14 @@ public final class TlsBridgeSocket extends BaseSslSocket {
         if (cause != null && io.getCause() == null && cause != io) {
             io.initCause(cause);
         }
-        hsFailure = io;
+        handshakeFailed(io);
         closeQuietly(false);
         return io;
     }
 
     @Override
     public SSLSession getSession() {
-        if (!hsDone && connected && !closed && hsFailure == null) {
+        if (!hsDone && connected && !closed && handshakeFailure() == null) {
             try {
                 handshake();
             } catch (IOException e) {
@@ -374,13 +390,20 @@ public final class TlsBridgeSocket extends BaseSslSocket {
             if (len == 0) {
                 return 0;
             }
+            checkReadable();
             handshake();
             readLock.lock();
             try {
                 if (inShut) {
                     return -1;
                 }
-                return open().read(b, off, len, soTimeout);
+                NativeSocket s = open();
+                int n;
+                int task;
+                while ((task = NativeSocket.task(n = s.read(b, off, len, soTimeout))) != 0) {
+                    answer(s, task);
+                }
+                return n;
             } catch (SocketException e) {
                 throw closed ? new SocketException("Socket closed") : e;
             } finally {
@@ -415,6 +438,7 @@ public final class TlsBridgeSocket extends BaseSslSocket {
             if (len == 0) {
                 return;
             }
+            checkWritable();
             handshake();
             writeLock.lock();
             try {
@@ -569,7 +593,8 @@ public final class TlsBridgeSocket extends BaseSslSocket {
     }
 
     /** The descriptor for an option call: made now (dual-stack) if nothing has made it yet. */
-    private NativeSocket forOption() throws SocketException {
+    @Override
+    NativeSocket forOption() throws SocketException {
         try {
             return socket(null);
         } catch (SocketException e) {
@@ -577,112 +602,6 @@ public final class TlsBridgeSocket extends BaseSslSocket {
         } catch (IOException e) {
             throw new SocketException(e.getMessage());
         }
-    }
-
-    private void set(int opt, int value) throws SocketException {
-        forOption().setOption(opt, value);
-    }
-
-    private int get(int opt) throws SocketException {
-        return forOption().option(opt);
-    }
-
-    @Override
-    public void setTcpNoDelay(boolean on) throws SocketException {
-        set(NativeSocket.TCP_NODELAY, on ? 1 : 0);
-    }
-
-    @Override
-    public boolean getTcpNoDelay() throws SocketException {
-        return get(NativeSocket.TCP_NODELAY) != 0;
-    }
-
-    @Override
-    public void setKeepAlive(boolean on) throws SocketException {
-        set(NativeSocket.SO_KEEPALIVE, on ? 1 : 0);
-    }
-
-    @Override
-    public boolean getKeepAlive() throws SocketException {
-        return get(NativeSocket.SO_KEEPALIVE) != 0;
-    }
-
-    @Override
-    public void setReuseAddress(boolean on) throws SocketException {
-        set(NativeSocket.SO_REUSEADDR, on ? 1 : 0);
-    }
-
-    @Override
-    public boolean getReuseAddress() throws SocketException {
-        return get(NativeSocket.SO_REUSEADDR) != 0;
-    }
-
-    @Override
-    public void setReceiveBufferSize(int size) throws SocketException {
-        if (size <= 0) {
-            throw new IllegalArgumentException("invalid receive size");
-        }
-        set(NativeSocket.SO_RCVBUF, size);
-    }
-
-    @Override
-    public int getReceiveBufferSize() throws SocketException {
-        return get(NativeSocket.SO_RCVBUF);
-    }
-
-    @Override
-    public void setSendBufferSize(int size) throws SocketException {
-        if (size <= 0) {
-            throw new IllegalArgumentException("negative send size");
-        }
-        set(NativeSocket.SO_SNDBUF, size);
-    }
-
-    @Override
-    public int getSendBufferSize() throws SocketException {
-        return get(NativeSocket.SO_SNDBUF);
-    }
-
-    @Override
-    public void setSoLinger(boolean on, int linger) throws SocketException {
-        if (on && linger < 0) {
-            throw new IllegalArgumentException("invalid value for SO_LINGER");
-        }
-        set(NativeSocket.SO_LINGER, on ? Math.min(linger, 65535) : -1);
-    }
-
-    @Override
-    public int getSoLinger() throws SocketException {
-        return get(NativeSocket.SO_LINGER);
-    }
-
-    @Override
-    public void setTrafficClass(int tc) throws SocketException {
-        if (tc < 0 || tc > 255) {
-            throw new IllegalArgumentException("tc is not in range 0 -- 255");
-        }
-        set(NativeSocket.IP_TOS, tc);
-    }
-
-    @Override
-    public int getTrafficClass() throws SocketException {
-        return get(NativeSocket.IP_TOS);
-    }
-
-    @Override
-    public <T> java.net.Socket setOption(java.net.SocketOption<T> name, T value) throws IOException {
-        SocketOptionsSupport.set(this, name, value);
-        return this;
-    }
-
-    @Override
-    public <T> T getOption(java.net.SocketOption<T> name) throws IOException {
-        return SocketOptionsSupport.get(this, name);
-    }
-
-    @Override
-    public java.util.Set<java.net.SocketOption<?>> supportedOptions() {
-        return SocketOptionsSupport.SOCKET;
     }
 
     @Override
