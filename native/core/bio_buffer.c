@@ -67,11 +67,14 @@ int tb_io_unwrite(tb_io *io, size_t n) {
  * BUFFER_OVERFLOW). Returns the bytes copied. */
 size_t tb_io_drain_records(tb_io *io) {
   size_t room = io->out_cap - io->out_pos, n = 0, rec;
-  const uint8_t *q = io->spill + io->spill_off;
+  const uint8_t *q;
   int type;
+  if (io->spill_len == 0)
+    return 0; /* the queue may be unallocated */
+  q = io->spill + io->spill_off;
   while (n < io->spill_len && tb_record_scan(q + n, io->spill_len - n, &rec, &type) == 1 && rec <= room - n)
     n += rec;
-  if (n == 0 && io->spill_len > 0 && tb_record_scan(q, io->spill_len, &rec, &type) != 1)
+  if (n == 0 && tb_record_scan(q, io->spill_len, &rec, &type) != 1)
     n = io->spill_len < room ? io->spill_len : room; /* not records (cannot happen): never stall */
   if (n == 0)
     return 0;
