@@ -43,19 +43,43 @@ static int spill_append(tb_io *io, const uint8_t *p, size_t n) {
   return 1;
 }
 
-int tb_io_spill_push_front(tb_io *io, const uint8_t *p, size_t n) {
-  /* Only used when the spill is empty: bytes that reached the caller's buffer
-   * during a call that then failed must be re-offered by the next wrap. */
-  if (io->spill_len != 0)
+/* Moves the last n bytes of the output window back to the front of the
+ * queue: the caller's buffer holds whole records only, so the head of a
+ * record OpenSSL wrote past the window's room, or the bytes of a call that
+ * then failed, wait for the next wrap. */
+int tb_io_unwrite(tb_io *io, size_t n) {
+  const uint8_t *tail = io->out + io->out_pos - n;
+  size_t queued = io->spill_len;
+  uint8_t *q;
+  if (n == 0)
+    return 1;
+  if (!spill_append(io, tail, n)) /* makes room; the order is fixed below */
     return 0;
-  return spill_append(io, p, n);
+  q = io->spill + io->spill_off;
+  memmove(q + n, q, queued);
+  memcpy(q, tail, n);
+  io->out_pos -= n;
+  return 1;
 }
 
-size_t tb_io_drain(tb_io *io, uint8_t *dst, size_t cap) {
-  size_t n = io->spill_len < cap ? io->spill_len : cap;
+/* Copies the queued records that fit whole into the output window: a record
+ * is never split across two wraps (the JSSE contract: whole records or
+ * BUFFER_OVERFLOW). Returns the bytes copied. */
+size_t tb_io_drain_records(tb_io *io) {
+  size_t room = io->out_cap - io->out_pos, n = 0, rec;
+  const uint8_t *q;
+  int type;
+  if (io->spill_len == 0)
+    return 0; /* the queue may be unallocated */
+  q = io->spill + io->spill_off;
+  while (n < io->spill_len && tb_record_scan(q + n, io->spill_len - n, &rec, &type) == 1 && rec <= room - n)
+    n += rec;
+  if (n == 0 && tb_record_scan(q, io->spill_len, &rec, &type) != 1)
+    n = io->spill_len < room ? io->spill_len : room; /* not records (cannot happen): never stall */
   if (n == 0)
     return 0;
-  memcpy(dst, io->spill + io->spill_off, n);
+  memcpy(io->out + io->out_pos, q, n);
+  io->out_pos += n;
   io->spill_off += n;
   io->spill_len -= n;
   if (io->spill_len == 0)

@@ -233,6 +233,21 @@ static size_t record_overhead(tb_engine *e) {
   return TB_RECORD_HEADER + 16 + 64 + 256;
 }
 
+/* The output window ends on a record boundary: the tail of a record that
+ * did not fit (OpenSSL writes a record whole, past a short estimate, or a
+ * KeyUpdate before the data) goes back to the queue for the next wrap. */
+static int keep_whole_records(tb_engine *e) {
+  size_t pos = 0, rec;
+  int type;
+  while (pos < e->io.out_pos && tb_record_scan(e->io.out + pos, e->io.out_pos - pos, &rec, &type) == 1)
+    pos += rec;
+  e->stats.bytes_out -= e->io.out_pos - pos; /* counted again when drained */
+  if (tb_io_unwrite(&e->io, e->io.out_pos - pos))
+    return 0;
+  fail_msg(e, TB_ERR_SSL, "output exceeds the engine's queue: the caller is not draining wrap");
+  return -1;
+}
+
 int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
                    tb_result *r) {
   size_t overhead;
@@ -242,8 +257,7 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
     return finish(e, r, TB_CLOSED);
   open_out(e, dst, dstcap);
   if (e->io.spill_len > 0) {
-    size_t n = tb_io_drain(&e->io, dst, dstcap);
-    e->io.out_pos = n;
+    size_t n = tb_io_drain_records(&e->io);
     r->produced = n;
     e->stats.bytes_out += n;
     if (e->io.spill_len > 0)
@@ -257,23 +271,22 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
     return finish(e, r, TB_CLOSED);
   if (!(e->flags & TB_F_HS_DONE)) {
     int rc;
-    size_t before = e->io.out_pos;
     if (e->task != TB_TASK_NONE)
       return finish(e, r, TB_OK);
     if (!(e->flags & TB_F_CLIENT) && !(e->flags & TB_F_STARTED)) {
       tb_engine_begin(e); /* a server speaks only after a ClientHello */
       return finish(e, r, TB_OK);
     }
+    /* The flight goes to the queue, then out in whole records; on failure
+     * the alert waits there for the next wrap, as this call throws. */
+    e->io.out = NULL;
     rc = tb_hs_step(e);
-    r->produced = e->io.out_pos;
-    e->stats.bytes_out += e->io.out_pos - before;
-    if (rc < 0 && r->produced > 0) {
-      /* The alert is in the caller's buffer but the call throws, so its
-       * position will not move: queue the bytes again for the next wrap. */
-      tb_io_spill_push_front(&e->io, dst, r->produced);
-      r->produced = 0;
-    }
-    return finish(e, r, TB_OK);
+    open_out(e, dst, dstcap);
+    if (rc < 0)
+      return finish(e, r, TB_OK);
+    r->produced = tb_io_drain_records(&e->io);
+    e->stats.bytes_out += r->produced;
+    return finish(e, r, r->produced == 0 && e->io.spill_len > 0 ? TB_OVERFLOW : TB_OK);
   }
   overhead = record_overhead(e);
   while (r->consumed < srclen) {
@@ -297,11 +310,7 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
       if (se == SSL_ERROR_WANT_READ || se == SSL_ERROR_WANT_WRITE)
         break;
       fail(e, TB_ERR_SSL, "SSL_write failed");
-      r->produced = e->io.out_pos;
-      if (r->produced > 0) {
-        tb_io_spill_push_front(&e->io, dst, r->produced);
-        r->produced = 0;
-      }
+      tb_io_unwrite(&e->io, e->io.out_pos);
       return finish(e, r, TB_CLOSED);
     }
     r->consumed += (size_t)n;
@@ -311,6 +320,8 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
     if (e->io.spill_len > 0)
       break; /* the estimate was short; the rest goes out on the next wrap */
   }
+  if (e->io.spill_len > 0 && keep_whole_records(e) < 0)
+    return finish(e, r, TB_CLOSED);
   r->produced = e->io.out_pos;
   return finish(e, r, TB_OK);
 }
@@ -342,8 +353,10 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
     return unwrap_app(e, src, srclen, dst, dstcap, r);
   if (e->task != TB_TASK_NONE)
     return finish(e, r, TB_OK);
-  if ((e->flags & TB_F_CLIENT) && SSL_in_before(e->ssl))
+  if ((e->flags & TB_F_CLIENT) && SSL_in_before(e->ssl)) {
+    tb_engine_begin(e); /* unwrap begins the handshake too (SSLEngine javadoc) */
     return finish(e, r, TB_OK); /* NEED_WRAP: the ClientHello goes first */
+  }
   if (!(e->flags & TB_F_STARTED))
     tb_engine_begin(e); /* a server's handshake starts with its first unwrap */
   for (;;) {

@@ -139,8 +139,8 @@ static inline void tb_err_reset(void) {
 /* bio_buffer.c */
 int tb_bio_init(void);
 BIO *tb_bio_new(tb_io *io);
-size_t tb_io_drain(tb_io *io, uint8_t *dst, size_t cap);
-int tb_io_spill_push_front(tb_io *io, const uint8_t *p, size_t n);
+size_t tb_io_drain_records(tb_io *io);
+int tb_io_unwrite(tb_io *io, size_t n);
 void tb_io_free(tb_io *io);
 
 /* record.c: 1 complete record of *len bytes, 0 incomplete, -1 not a TLS record header. */

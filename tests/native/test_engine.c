@@ -247,6 +247,54 @@ static void test_stacked_key_updates(void) {
   tb_ctx_free(ctx);
 }
 
+/* 1 when buf holds whole TLS records only. */
+static int whole_records(const uint8_t *buf, size_t n) {
+  size_t pos = 0, rec;
+  int type;
+  while (pos < n && tb_record_scan(buf + pos, n - pos, &rec, &type) == 1)
+    pos += rec;
+  return pos == n;
+}
+
+/* wrap hands out whole records or nothing: a ClientHello offered 1..n bytes
+ * of room, and a KeyUpdate OpenSSL writes inside SSL_write ahead of the data
+ * record that then no longer fits. */
+static void test_whole_records(void) {
+  SSL_CTX *ctx;
+  tb_error err;
+  tb_pair p;
+  tb_result r;
+  uint8_t out[TB_MAX_RECORD], got[64];
+  size_t cap;
+  ctx = tb_ctx_new(&err);
+  CHECK(tb_pair_open(&p, ctx, "ec") == 0);
+  for (cap = 1; cap < sizeof out; cap++) {
+    CHECK(tb_engine_wrap(p.client, NULL, 0, out, cap, &r) == 0);
+    if (r.status != TB_OVERFLOW)
+      break;
+    CHECK(r.consumed == 0 && r.produced == 0 && r.hs == TB_HS_NEED_WRAP);
+  }
+  CHECK(r.status == TB_OK && r.produced == cap && whole_records(out, r.produced));
+  tb_pair_close(&p);
+
+  CHECK(tb_pair_open(&p, ctx, "ec") == 0);
+  CHECK(tb_pair_handshake(&p) == 0);
+  CHECK(SSL_key_update(p.client->ssl, SSL_KEY_UPDATE_NOT_REQUESTED) == 1);
+  /* room for 40 bytes of data plus the engine's estimate, not for the KeyUpdate too */
+  CHECK(tb_engine_wrap(p.client, (const uint8_t *)"0123456789012345678901234567890123456789", 40, out, 40 + 30,
+                       &r) == 0);
+  CHECK(r.status == TB_OK && r.consumed == 40 && r.produced > 0 && whole_records(out, r.produced));
+  CHECK(tb_engine_hs_status(p.client, 0) == TB_HS_NEED_WRAP);
+  CHECK(tb_engine_unwrap(p.server, out, r.produced, got, sizeof got, &r) == 0);
+  CHECK(r.status == TB_OK && r.produced == 0);
+  CHECK(tb_engine_wrap(p.client, NULL, 0, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_OK && r.produced > 0 && whole_records(out, r.produced));
+  CHECK(tb_engine_unwrap(p.server, out, r.produced, got, sizeof got, &r) == 0);
+  CHECK(r.status == TB_OK && r.produced == 40 && memcmp(got, "0123456789", 10) == 0);
+  tb_pair_close(&p);
+  tb_ctx_free(ctx);
+}
+
 int main(void) {
   test_handshake_and_data("rsa", TLS1_3_VERSION);
   test_handshake_and_data("rsa", TLS1_2_VERSION);
@@ -256,6 +304,7 @@ int main(void) {
   test_bad_input();
   test_post_handshake_auth();
   test_stacked_key_updates();
+  test_whole_records();
   if (tb_test_failures) {
     fprintf(stderr, "%d check(s) failed\n", tb_test_failures);
     return 1;

@@ -317,7 +317,7 @@ public final class Handshaker {
             }
             issuers = p.toArray(new Principal[0]);
         }
-        String[] types = {"EC", "RSA", "RSASSA-PSS"};
+        String[] types = {"EC", "RSA", "RSASSA-PSS", "EdDSA"};
         return engine != null ? km.chooseEngineClientAlias(types, issuers, engine)
                 : km.chooseClientAlias(types, issuers, socket);
     }
@@ -340,7 +340,7 @@ public final class Handshaker {
         }
         for (int code : sigalgs) {
             String t = SignatureSchemes.keyType(code);
-            if (t != null && !"EdDSA".equals(t)) {
+            if (t != null) {
                 types.add(t);
             }
         }

@@ -17,8 +17,10 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A throw-away PKI made with the openssl command line once per test JVM: a
- * CA, RSA-2048 / P-256 / P-384 server certificates for localhost and
- * 127.0.0.1, one for another host name, and a client certificate. PEM files
+ * CA, RSA-2048 / P-256 / P-384 / Ed25519 / Ed448 server certificates for
+ * localhost and 127.0.0.1, one for another host name, and client
+ * certificates (RSA, Ed25519, Ed448); the EdDSA ones are issued by an
+ * Ed25519 CA (edca.pem; cas.pem holds both CAs). PEM files
  * feed openssl s_server/curl; PKCS#12 files feed Java key managers.
  */
 public final class TestPki {
@@ -71,13 +73,30 @@ public final class TestPki {
         leaf("ec384", "ec", "P-384", "localhost", "DNS:localhost,IP:127.0.0.1,IP:::1", "serverAuth");
         leaf("other", "rsa:2048", null, "other.example", "DNS:other.example", "serverAuth");
         leaf("client", "rsa:2048", null, "tlsbridge test client", null, "clientAuth");
+        // EdDSA leaves chain to an Ed25519 CA: a client whose signature_algorithms
+        // name only EdDSA (s_client -sigalgs ed25519) accepts no RSA-signed chain.
+        run(dir, "openssl", "req", "-x509", "-newkey", "ED25519", "-nodes", "-keyout", "edca.key", "-out",
+                "edca.pem", "-days", "30", "-subj", "/CN=tlsbridge test EdDSA CA", "-addext",
+                "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+        Files.writeString(dir.resolve("cas.pem"), Files.readString(dir.resolve("ca.pem"))
+                + Files.readString(dir.resolve("edca.pem")));
+        for (String ed : new String[] {"ed25519", "ed448"}) {
+            leaf(ed, ed.toUpperCase(java.util.Locale.ROOT), null, "localhost", "DNS:localhost,IP:127.0.0.1,IP:::1",
+                    "serverAuth");
+            leaf("client-" + ed, ed.toUpperCase(java.util.Locale.ROOT), null, "tlsbridge test client " + ed, null,
+                    "clientAuth");
+        }
         run(dir, "keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore",
+                "trust.p12", "-storetype", "PKCS12", "-storepass", new String(PASSWORD));
+        run(dir, "keytool", "-importcert", "-noprompt", "-alias", "edca", "-file", "edca.pem", "-keystore",
                 "trust.p12", "-storetype", "PKCS12", "-storepass", new String(PASSWORD));
     }
 
     private void leaf(String name, String alg, String curve, String cn, String san, String eku) throws IOException {
         List<String> key = new ArrayList<>(Arrays.asList("openssl", "genpkey", "-out", name + ".key"));
-        if (curve != null) {
+        if (alg.startsWith("ED")) {
+            key.addAll(Arrays.asList("-algorithm", alg));
+        } else if (curve != null) {
             key.addAll(Arrays.asList("-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:" + curve));
         } else {
             key.addAll(Arrays.asList("-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"));
@@ -89,9 +108,10 @@ public final class TestPki {
             ext.append("subjectAltName=").append(san).append('\n');
         }
         Files.writeString(dir.resolve(name + ".ext"), ext.toString());
-        run(dir, "openssl", "x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+        String ca = alg.startsWith("ED") ? "edca" : "ca";
+        run(dir, "openssl", "x509", "-req", "-in", name + ".csr", "-CA", ca + ".pem", "-CAkey", ca + ".key",
                 "-CAcreateserial", "-days", "30", "-extfile", name + ".ext", "-out", name + ".pem");
-        run(dir, "openssl", "pkcs12", "-export", "-inkey", name + ".key", "-in", name + ".pem", "-certfile", "ca.pem",
+        run(dir, "openssl", "pkcs12", "-export", "-inkey", name + ".key", "-in", name + ".pem", "-certfile", ca + ".pem",
                 "-name", name, "-passout", "pass:" + new String(PASSWORD), "-out", name + ".p12");
     }
 

@@ -1,0 +1,232 @@
+package org.tlsbridge.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.ByteBuffer;
+import java.security.Provider;
+import java.util.ArrayList;
+import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLEngineResult.HandshakeStatus;
+import javax.net.ssl.SSLEngineResult.Status;
+import javax.net.ssl.SSLException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.tlsbridge.test.Contexts;
+
+/**
+ * The SSLEngine contract at the edges of a handshake: wrap produces whole
+ * TLS records or nothing (BUFFER_OVERFLOW, 0 consumed, 0 produced), whatever
+ * the destination's size, and a client's first unwrap starts the handshake.
+ * SunJSSE runs the same checks as the reference.
+ */
+class HandshakeFramingTest {
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    private static Provider provider(String name) {
+        return "SunJSSE".equals(name) ? Contexts.sun() : Contexts.TLSBRIDGE;
+    }
+
+    /** Splits bytes from one wrap into TLS records; fails on anything that is not whole records. */
+    static List<byte[]> records(byte[] b, String what) {
+        List<byte[]> out = new ArrayList<>();
+        int pos = 0;
+        while (pos < b.length) {
+            assertTrue(b.length - pos >= 5, what + ": " + (b.length - pos) + " bytes left, less than a record header");
+            int type = b[pos] & 0xff;
+            assertTrue(type >= 20 && type <= 23, what + ": content type " + type);
+            assertEquals(3, b[pos + 1], what + ": record version major");
+            int len = ((b[pos + 3] & 0xff) << 8) | (b[pos + 4] & 0xff);
+            assertTrue(len <= 16384 + 2048, what + ": record length " + len);
+            assertTrue(pos + 5 + len <= b.length,
+                    what + ": record of " + (5 + len) + " bytes cut at " + (b.length - pos));
+            out.add(java.util.Arrays.copyOfRange(b, pos, pos + 5 + len));
+            pos += 5 + len;
+        }
+        return out;
+    }
+
+    private static void runTasks(SSLEngine e) {
+        Runnable t;
+        while ((t = e.getDelegatedTask()) != null) {
+            t.run();
+        }
+    }
+
+    /**
+     * Wraps into destinations of 1, 2, 3... bytes until something comes out:
+     * every smaller one must be BUFFER_OVERFLOW with nothing consumed or
+     * produced, and what comes out must be whole records. Returns the bytes.
+     */
+    private static byte[] probeWrap(SSLEngine e, boolean direct, String step) throws SSLException {
+        for (int size = 1; size <= e.getSession().getPacketBufferSize(); size++) {
+            ByteBuffer dst = direct ? ByteBuffer.allocateDirect(size) : ByteBuffer.allocate(size);
+            SSLEngineResult r = e.wrap(EMPTY, dst);
+            if (r.getStatus() == Status.BUFFER_OVERFLOW) {
+                assertEquals(0, r.bytesConsumed(), step + " size " + size);
+                assertEquals(0, r.bytesProduced(), step + " size " + size + ": " + r);
+                assertEquals(0, dst.position(), step + " size " + size);
+                continue;
+            }
+            assertEquals(r.bytesProduced(), dst.position(), step);
+            byte[] out = new byte[r.bytesProduced()];
+            dst.flip().get(out);
+            records(out, step + " size " + size + " " + r);
+            if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+                runTasks(e);
+            }
+            return out;
+        }
+        fail(step + ": nothing fits in a packet-sized buffer");
+        return null;
+    }
+
+    private static boolean unwrapAll(SSLEngine e, ByteBuffer in, ByteBuffer app) throws SSLException {
+        boolean progress = false;
+        in.flip();
+        try {
+            while (in.hasRemaining()) {
+                SSLEngineResult r = e.unwrap(in, app);
+                if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+                    runTasks(e);
+                }
+                if (r.bytesConsumed() == 0) {
+                    break;
+                }
+                progress = true;
+            }
+        } finally {
+            in.compact();
+        }
+        return progress;
+    }
+
+    /**
+     * Runs a handshake (with client authentication) where the probed side
+     * wraps through probeWrap at every step, then closes it; the other side
+     * wraps into big buffers.
+     */
+    private static void drive(SSLEngine probe, SSLEngine peer, boolean direct) throws SSLException {
+        ByteBuffer toPeer = ByteBuffer.allocate(1 << 17);
+        ByteBuffer toProbe = ByteBuffer.allocate(1 << 17);
+        ByteBuffer app = ByteBuffer.allocate(1 << 16);
+        int steps = 0;
+        probe.beginHandshake();
+        peer.beginHandshake();
+        for (int i = 0; i < 200; i++) {
+            boolean progress = false;
+            HandshakeStatus hs = probe.getHandshakeStatus();
+            if (hs == HandshakeStatus.NEED_TASK) {
+                runTasks(probe);
+                progress = true;
+            } else if (hs == HandshakeStatus.NEED_WRAP) {
+                byte[] out = probeWrap(probe, direct, "step " + steps++);
+                toPeer.put(out);
+                progress = true;
+            }
+            progress |= unwrapAll(probe, toProbe, app);
+            hs = peer.getHandshakeStatus();
+            if (hs == HandshakeStatus.NEED_TASK) {
+                runTasks(peer);
+                progress = true;
+            } else if (hs == HandshakeStatus.NEED_WRAP) {
+                SSLEngineResult r = peer.wrap(EMPTY, toProbe);
+                progress |= r.bytesProduced() > 0;
+                if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+                    runTasks(peer);
+                }
+            }
+            progress |= unwrapAll(peer, toPeer, app);
+            if (!progress) {
+                break;
+            }
+        }
+        assertEquals(HandshakeStatus.NOT_HANDSHAKING, probe.getHandshakeStatus());
+        assertEquals(HandshakeStatus.NOT_HANDSHAKING, peer.getHandshakeStatus());
+        assertTrue(steps >= 2, "probed wraps: " + steps);
+        // application data and close_notify: whole records too
+        ByteBuffer big = ByteBuffer.allocate(100);
+        for (int size = 1; size < 200; size++) {
+            SSLEngineResult r = probe.wrap(big.duplicate(), ByteBuffer.allocate(size));
+            if (r.getStatus() == Status.BUFFER_OVERFLOW) {
+                assertEquals(0, r.bytesConsumed() + r.bytesProduced(), "data, size " + size);
+            } else {
+                assertEquals(Status.OK, r.getStatus());
+                break;
+            }
+        }
+        probe.closeOutbound();
+        byte[] close = probeWrap(probe, direct, "close_notify");
+        assertTrue(close.length > 0);
+    }
+
+    @ParameterizedTest(name = "{0} {1} probed as {2}, direct {3}")
+    @CsvSource({"TLSBridge,TLSv1.3,client,true", "TLSBridge,TLSv1.3,client,false", "TLSBridge,TLSv1.3,server,true",
+        "TLSBridge,TLSv1.3,server,false", "TLSBridge,TLSv1.2,client,false", "TLSBridge,TLSv1.2,server,true",
+        "SunJSSE,TLSv1.3,client,false", "SunJSSE,TLSv1.3,server,false", "SunJSSE,TLSv1.2,client,false",
+        "SunJSSE,TLSv1.2,server,false"})
+    void wrapNeverEmitsAPartialRecord(String probed, String protocol, String role, boolean direct) throws Exception {
+        // the peer is the other provider, so each side also meets a real implementation
+        Provider p = provider(probed);
+        Provider other = provider("SunJSSE".equals(probed) ? "TLSBridge" : "SunJSSE");
+        boolean probeClient = role.equals("client");
+        SSLContext clientCtx = Contexts.clientWithCert(probeClient ? p : other);
+        SSLContext serverCtx = Contexts.server(probeClient ? other : p, "rsa");
+        SSLEngine client = clientCtx.createSSLEngine("localhost", 443);
+        client.setUseClientMode(true);
+        client.setEnabledProtocols(new String[] {protocol});
+        SSLEngine server = serverCtx.createSSLEngine();
+        server.setUseClientMode(false);
+        server.setNeedClientAuth(true);
+        drive(probeClient ? client : server, probeClient ? server : client, direct);
+        assertEquals(protocol, client.getSession().getProtocol());
+    }
+
+    @Test
+    void tinyDestinationForAClientHello() throws Exception {
+        for (String name : new String[] {"SunJSSE", "TLSBridge"}) {
+            SSLEngine e = Contexts.client(provider(name)).createSSLEngine("localhost", 443);
+            e.setUseClientMode(true);
+            SSLEngineResult r = e.wrap(EMPTY, ByteBuffer.allocate(10));
+            assertEquals(Status.BUFFER_OVERFLOW, r.getStatus(), name);
+            assertEquals(HandshakeStatus.NEED_WRAP, r.getHandshakeStatus(), name);
+            assertEquals(0, r.bytesConsumed() + r.bytesProduced(), name);
+            assertEquals(HandshakeStatus.NEED_WRAP, e.getHandshakeStatus(), name);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}: first unwrap with {1}")
+    @CsvSource({"SunJSSE,empty", "SunJSSE,partial", "SunJSSE,garbage", "TLSBridge,empty", "TLSBridge,partial",
+        "TLSBridge,garbage"})
+    void clientsFirstUnwrapStartsTheHandshake(String name, String input) throws Exception {
+        byte[] src;
+        switch (input) {
+            case "partial": src = new byte[] {22, 3, 3, 0, 50, 2, 0}; break;
+            case "garbage": src = "GET / HTTP/1.1\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII); break;
+            default: src = new byte[0];
+        }
+        SSLContext ctx = Contexts.client(provider(name));
+        SSLEngine e = ctx.createSSLEngine("localhost", 443);
+        e.setUseClientMode(true);
+        assertEquals(HandshakeStatus.NOT_HANDSHAKING, e.getHandshakeStatus());
+        ByteBuffer in = ByteBuffer.wrap(src);
+        SSLEngineResult r = e.unwrap(in, ByteBuffer.allocate(1 << 15));
+        assertEquals(Status.OK, r.getStatus(), name);
+        assertEquals(HandshakeStatus.NEED_WRAP, r.getHandshakeStatus(), name);
+        assertEquals(0, r.bytesConsumed() + r.bytesProduced(), name);
+        assertEquals(src.length, in.remaining(), "nothing consumed");
+        assertEquals(HandshakeStatus.NEED_WRAP, e.getHandshakeStatus(), name);
+        // and the handshake it began goes on: the ClientHello comes next
+        ByteBuffer out = ByteBuffer.allocate(e.getSession().getPacketBufferSize());
+        r = e.wrap(EMPTY, out);
+        assertEquals(Status.OK, r.getStatus(), name);
+        assertTrue(r.bytesProduced() > 0, name);
+        assertEquals(22, out.get(0), "a handshake record");
+        assertEquals(HandshakeStatus.NEED_UNWRAP, e.getHandshakeStatus(), name);
+    }
+}
