@@ -86,10 +86,12 @@ typedef struct tb_engine {
   int error_pending;                 /* err holds an error not yet reported */
   STACK_OF(X509) *pending_chain;     /* peer chain awaiting the verify task, leaf first */
   /* What a server learns from the ClientHello before OpenSSL acts on it */
-  uint16_t cert_sigalgs[48];         /* the client's signature_algorithms_cert, if sent */
+  uint16_t *cert_sigalgs;            /* the client's whole signature_algorithms_cert */
   int n_cert_sigalgs;                /* -1 when the extension was absent */
   int hello_seen;
-  char sni[256];                     /* host_name the client asked for, "" if none */
+  int sni_len;                       /* bytes in sni, -1 when no host_name was asked for */
+  int sni_judge;                     /* the name is not plain LDH: Java judges it (TASK_HELLO) */
+  unsigned char sni[TLSEXT_MAXLEN_host_name]; /* the host_name as sent */
   unsigned char alpn_offer[512];     /* the client's ALPN list, wire format */
   size_t alpn_offer_len;
   /* ALPN and the ClientHello task (extensions.c) */

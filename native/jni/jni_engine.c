@@ -8,7 +8,7 @@
 #include <string.h>
 #include <openssl/err.h>
 
-/* Result packing shared with Java (EngineResults.java): consumed 29 bits,
+/* Result packing shared with Java (Results.java): consumed 29 bits,
  * produced 29 bits, status 2 bits, handshake status 3 bits. */
 #define TB_LEN_BITS 29
 #define TB_LEN_MASK ((1ULL << TB_LEN_BITS) - 1)
@@ -318,18 +318,28 @@ static void use_key(JNIEnv *env, jclass c, jlong h, jlong key) {
     tb_throw(env, &err);
 }
 
-static void set_host(JNIEnv *env, jclass c, jlong h, jstring sni) {
+/* The client's server name as bytes (SNIHostName.getEncoded(), as SunJSSE
+ * sends it); OpenSSL takes a C string, so no NUL and at most 255 bytes. */
+static void set_host(JNIEnv *env, jclass c, jlong h, jbyteArray sni) {
   tb_engine *e = tb_ptr(h);
-  const char *s = utf(env, sni);
-  if (!s)
+  char name[TLSEXT_MAXLEN_host_name + 1];
+  jsize n = (*env)->GetArrayLength(env, sni);
+  if (n < 1 || n > TLSEXT_MAXLEN_host_name) {
+    tb_throw_kind(env, TB_ERR_SSL, "a server name must have 1 to 255 bytes");
     return;
+  }
+  (*env)->GetByteArrayRegion(env, sni, 0, n, (jbyte *)name);
+  name[n] = '\0';
+  if (memchr(name, 0, (size_t)n)) {
+    tb_throw_kind(env, TB_ERR_SSL, "a server name cannot hold a NUL byte");
+    return;
+  }
   ERR_clear_error();
-  if (!SSL_set_tlsext_host_name(e->ssl, s)) {
+  if (!SSL_set_tlsext_host_name(e->ssl, name)) {
     tb_error err;
-    tb_err_from_openssl(&err, TB_ERR_ARGUMENT, "cannot set the server name");
+    tb_err_from_openssl(&err, TB_ERR_SSL, "cannot set the server name");
     tb_throw(env, &err);
   }
-  (*env)->ReleaseStringUTFChars(env, sni, s);
 }
 
 const JNINativeMethod tb_engine_methods[] = {
@@ -346,6 +356,6 @@ const JNINativeMethod tb_engine_methods[] = {
     TB_N("pendingChain", "(J)[[B", pending_chain),
     TB_N("configure", "(JLjava/lang/String;Ljava/lang/String;IIIZ)V", configure),
     TB_N("useKey", "(JJ)V", use_key),
-    TB_N("setServerName", "(JLjava/lang/String;)V", set_host),
+    TB_N("setServerName", "(J[B)V", set_host),
 };
 const int tb_engine_count = sizeof tb_engine_methods / sizeof tb_engine_methods[0];

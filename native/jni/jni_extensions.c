@@ -30,9 +30,9 @@ static void configure_extensions(JNIEnv *env, jclass c, jlong h, jbyteArray alpn
     SSL_set_tlsext_status_type(e->ssl, TLSEXT_STATUSTYPE_ocsp);
 }
 
-static jstring hello_server_name(JNIEnv *env, jclass c, jlong h) {
+static jbyteArray hello_server_name(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
-  return e->sni[0] ? (*env)->NewStringUTF(env, e->sni) : NULL;
+  return e->sni_len >= 0 ? tb_bytes(env, e->sni, (size_t)e->sni_len) : NULL;
 }
 
 static jbyteArray hello_alpn(JNIEnv *env, jclass c, jlong h) {
@@ -56,17 +56,13 @@ static void hello_answer(JNIEnv *env, jclass c, jlong h, jbyteArray choice, jboo
   }
 }
 
-static jstring alpn_selected(JNIEnv *env, jclass c, jlong h) {
+/* The protocol's bytes: Java maps them ISO-8859-1, as SunJSSE does. */
+static jbyteArray alpn_selected(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
   const unsigned char *p = NULL;
   unsigned int n = 0;
-  char buf[256];
   SSL_get0_alpn_selected(e->ssl, &p, &n);
-  if (!p || n == 0)
-    return NULL;
-  memcpy(buf, p, n < sizeof buf ? n : sizeof buf - 1);
-  buf[n < sizeof buf ? n : sizeof buf - 1] = '\0';
-  return (*env)->NewStringUTF(env, buf);
+  return p && n > 0 ? tb_bytes(env, p, n) : NULL;
 }
 
 static jbyteArray ocsp_response(JNIEnv *env, jclass c, jlong h) {
@@ -140,10 +136,10 @@ static void set_groups(JNIEnv *env, jclass c, jlong h, jstring list) {
 
 const JNINativeMethod tb_extensions_methods[] = {
     TB_N("configureExtensions", "(J[BI)V", configure_extensions),
-    TB_N("helloServerName", "(J)Ljava/lang/String;", hello_server_name),
+    TB_N("helloServerName", "(J)[B", hello_server_name),
     TB_N("helloAlpn", "(J)[B", hello_alpn),
     TB_N("helloAnswer", "(J[BZI)V", hello_answer),
-    TB_N("alpnSelected", "(J)Ljava/lang/String;", alpn_selected),
+    TB_N("alpnSelected", "(J)[B", alpn_selected),
     TB_N("ocspResponse", "(J)[B", ocsp_response),
     TB_N("keySetOcsp", "(J[B)V", key_set_ocsp),
     TB_N("requestPostHandshakeAuth", "(JZ)V", request_pha),

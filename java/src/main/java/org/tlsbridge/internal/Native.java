@@ -78,7 +78,8 @@ public final class Native {
 
     public static native void useKey(long engine, long key) throws javax.net.ssl.SSLException;
 
-    public static native void setServerName(long engine, String host) throws javax.net.ssl.SSLException;
+    /** The client's SNI host_name, as sent: SNIHostName.getEncoded(). */
+    public static native void setServerName(long engine, byte[] hostName) throws javax.net.ssl.SSLException;
 
     // sessions (jni_session.c)
     public static native String protocol(long engine);
@@ -100,7 +101,8 @@ public final class Native {
     /** signature_algorithms_cert when the peer sent it, else {@link #peerSigAlgs}. */
     public static native int[] peerCertSigAlgs(long engine);
 
-    public static native String serverName(long engine);
+    /** The SNI host_name as the client sent it (a server) or as set (a client), or null. */
+    public static native byte[] serverName(long engine);
 
     public static native byte[][] clientCaNames(long engine);
 
@@ -111,13 +113,14 @@ public final class Native {
     public static native void configureExtensions(long engine, byte[] alpnWire, int flags)
             throws javax.net.ssl.SSLException;
 
-    public static native String helloServerName(long engine);
+    public static native byte[] helloServerName(long engine);
 
     public static native byte[] helloAlpn(long engine);
 
     public static native void helloAnswer(long engine, byte[] alpnChoice, boolean noneChosen, int alert);
 
-    public static native String alpnSelected(long engine);
+    /** The negotiated protocol's bytes (ISO-8859-1 in Java, as JSSE maps them), or null. */
+    public static native byte[] alpnSelected(long engine);
 
     public static native byte[] ocspResponse(long engine);
 
