@@ -98,7 +98,7 @@ typedef struct tb_engine {
   unsigned char *alpn_accept;        /* protocols a server accepts, in its order, wire format */
   size_t alpn_accept_len;
   unsigned char alpn_choice[256];    /* a Java selector's answer */
-  int alpn_choice_len;               /* -1 no answer, 0 decline ALPN */
+  int alpn_choice_len;               /* its length; -1 no answer, 0 decline ALPN, -2 nothing usable */
   int hello_task;                    /* the ClientHello goes to Java (SNI matchers, ALPN selector) */
   int hello_alert;                   /* fatal alert Java asked for, 0 to go on */
   struct tb_keymat *offered[4];      /* keys installed for this handshake (references held) */

@@ -342,6 +342,28 @@ static void set_host(JNIEnv *env, jclass c, jlong h, jbyteArray sni) {
   }
 }
 
+static void set_groups(JNIEnv *env, jclass c, jlong h, jstring list) {
+  tb_engine *e = tb_ptr(h);
+  const char *l = (*env)->GetStringUTFChars(env, list, NULL);
+  int ok;
+  if (!l)
+    return;
+  ERR_clear_error();
+  ok = SSL_set1_groups_list(e->ssl, l);
+  (*env)->ReleaseStringUTFChars(env, list, l);
+  if (!ok) {
+    tb_error err;
+    tb_err_from_openssl(&err, TB_ERR_ARGUMENT, "cannot set named groups");
+    tb_throw(env, &err);
+  }
+}
+
+static void request_pha(JNIEnv *env, jclass c, jlong h, jboolean need) {
+  tb_engine *e = tb_ptr(h);
+  if (tb_engine_request_pha(e, need == JNI_TRUE) != 0)
+    tb_throw(env, &e->err);
+}
+
 const JNINativeMethod tb_engine_methods[] = {
     TB_N("engineNew", "(JZLorg/tlsbridge/internal/NativeCallbacks;)J", engine_new),
     TB_N("engineFree", "(J)V", engine_free),
@@ -357,5 +379,7 @@ const JNINativeMethod tb_engine_methods[] = {
     TB_N("configure", "(JLjava/lang/String;Ljava/lang/String;IIIZ)V", configure),
     TB_N("useKey", "(JJ)V", use_key),
     TB_N("setServerName", "(J[B)V", set_host),
+    TB_N("setGroups", "(JLjava/lang/String;)V", set_groups),
+    TB_N("requestPostHandshakeAuth", "(JZ)V", request_pha),
 };
 const int tb_engine_count = sizeof tb_engine_methods / sizeof tb_engine_methods[0];

@@ -1,11 +1,9 @@
-/* JNI for ALPN, SNI decisions, OCSP staples, resumption, key log and groups. */
+/* JNI for the TLS extensions a handshake settles (core/extensions.c): the
+ * ClientHello shown to Java (server name, ALPN offer) and its answer, the
+ * negotiated ALPN protocol, OCSP staples. */
 #include "jni_util.h"
-#include "../core/keylog.h"
 #include "../core/keys.h"
 #include "../core/session_cache.h"
-
-#include <string.h>
-#include <openssl/err.h>
 
 /* alpn: wire-format protocols (client offers / server accepts), or null.
  * flags: 1 ClientHello task (SNI matchers or ALPN selector), 2 request an
@@ -84,12 +82,6 @@ static void key_set_ocsp(JNIEnv *env, jclass c, jlong key, jbyteArray der) {
     tb_throw_kind(env, TB_ERR_MEMORY, "cannot keep the OCSP response");
 }
 
-static void request_pha(JNIEnv *env, jclass c, jlong h, jboolean need) {
-  tb_engine *e = tb_ptr(h);
-  if (tb_engine_request_pha(e, need == JNI_TRUE) != 0)
-    tb_throw(env, &e->err);
-}
-
 static jboolean set_peer(JNIEnv *env, jclass c, jlong h, jstring key) {
   tb_engine *e = tb_ptr(h);
   const char *k = (*env)->GetStringUTFChars(env, key, NULL);
@@ -106,34 +98,6 @@ static void ctx_client_cache(JNIEnv *env, jclass c, jlong ctx, jint size, jint t
     tb_throw_kind(env, TB_ERR_MEMORY, "cannot configure the client session cache");
 }
 
-static void ctx_keylog(JNIEnv *env, jclass c, jlong ctx, jstring path) {
-  tb_error err;
-  const char *p = (*env)->GetStringUTFChars(env, path, NULL);
-  int rc;
-  if (!p)
-    return;
-  rc = tb_keylog_attach(tb_ptr(ctx), p, &err);
-  (*env)->ReleaseStringUTFChars(env, path, p);
-  if (rc != 0)
-    tb_throw(env, &err);
-}
-
-static void set_groups(JNIEnv *env, jclass c, jlong h, jstring list) {
-  tb_engine *e = tb_ptr(h);
-  const char *l = (*env)->GetStringUTFChars(env, list, NULL);
-  int ok;
-  if (!l)
-    return;
-  ERR_clear_error();
-  ok = SSL_set1_groups_list(e->ssl, l);
-  (*env)->ReleaseStringUTFChars(env, list, l);
-  if (!ok) {
-    tb_error err;
-    tb_err_from_openssl(&err, TB_ERR_ARGUMENT, "cannot set named groups");
-    tb_throw(env, &err);
-  }
-}
-
 const JNINativeMethod tb_extensions_methods[] = {
     TB_N("configureExtensions", "(J[BI)V", configure_extensions),
     TB_N("helloServerName", "(J)[B", hello_server_name),
@@ -142,10 +106,7 @@ const JNINativeMethod tb_extensions_methods[] = {
     TB_N("alpnSelected", "(J)[B", alpn_selected),
     TB_N("ocspResponse", "(J)[B", ocsp_response),
     TB_N("keySetOcsp", "(J[B)V", key_set_ocsp),
-    TB_N("requestPostHandshakeAuth", "(JZ)V", request_pha),
     TB_N("setPeer", "(JLjava/lang/String;)Z", set_peer),
     TB_N("ctxClientCache", "(JII)V", ctx_client_cache),
-    TB_N("ctxKeylog", "(JLjava/lang/String;)V", ctx_keylog),
-    TB_N("setGroups", "(JLjava/lang/String;)V", set_groups),
 };
 const int tb_extensions_count = sizeof tb_extensions_methods / sizeof tb_extensions_methods[0];

@@ -21,7 +21,7 @@ public final class Native {
     /** mallinfo2(): uordblks + hblkhd, or -1 without glibc 2.33+; see {@link Diagnostics}. */
     public static native long mallocInUse();
 
-    // contexts, ciphers, keys (jni_context.c)
+    // contexts and their settings, ciphers, keys (jni_context.c)
     public static native long ctxNew() throws javax.net.ssl.SSLException;
 
     public static native void ctxFree(long ctx);
@@ -32,6 +32,8 @@ public final class Native {
 
     /** OpenSSL SSL_OP_* bits on the context, before any engine is made; returns the new set. */
     public static native long ctxOptions(long ctx, long set, long clear);
+
+    public static native void ctxKeylog(long ctx, String path) throws javax.net.ssl.SSLException;
 
     /** Triples: standard name, OpenSSL name, "13" or "12". */
     public static native String[] ciphers() throws javax.net.ssl.SSLException;
@@ -81,6 +83,10 @@ public final class Native {
     /** The client's SNI host_name, as sent: SNIHostName.getEncoded(). */
     public static native void setServerName(long engine, byte[] hostName) throws javax.net.ssl.SSLException;
 
+    public static native void setGroups(long engine, String opensslGroups) throws javax.net.ssl.SSLException;
+
+    public static native void requestPostHandshakeAuth(long engine, boolean need) throws javax.net.ssl.SSLException;
+
     // sessions (jni_session.c)
     public static native String protocol(long engine);
 
@@ -126,16 +132,10 @@ public final class Native {
 
     public static native void keySetOcsp(long key, byte[] der);
 
-    public static native void requestPostHandshakeAuth(long engine, boolean need) throws javax.net.ssl.SSLException;
-
     /** Names the peer for the client session cache; true when a cached session will be offered. */
     public static native boolean setPeer(long engine, String hostPort);
 
     public static native void ctxClientCache(long ctx, int size, int timeoutSeconds);
-
-    public static native void ctxKeylog(long ctx, String path) throws javax.net.ssl.SSLException;
-
-    public static native void setGroups(long engine, String opensslGroups) throws javax.net.ssl.SSLException;
 
     // configuration inputs resolved by OpenSSL (jni_config.c)
     /** The first private key of a PEM file as unencrypted PKCS#8 DER; password is UTF-8 or null. */
