@@ -3,7 +3,6 @@
  * negotiated ALPN protocol, OCSP staples. */
 #include "jni_util.h"
 #include "../core/keys.h"
-#include "../core/session_cache.h"
 
 /* alpn: wire-format protocols (client offers / server accepts), or null.
  * flags: 1 ClientHello task (SNI matchers or ALPN selector), 2 request an
@@ -82,22 +81,6 @@ static void key_set_ocsp(JNIEnv *env, jclass c, jlong key, jbyteArray der) {
     tb_throw_kind(env, TB_ERR_MEMORY, "cannot keep the OCSP response");
 }
 
-static jboolean set_peer(JNIEnv *env, jclass c, jlong h, jstring key) {
-  tb_engine *e = tb_ptr(h);
-  const char *k = (*env)->GetStringUTFChars(env, key, NULL);
-  int rc;
-  if (!k)
-    return JNI_FALSE;
-  rc = tb_engine_set_peer(e, k);
-  (*env)->ReleaseStringUTFChars(env, key, k);
-  return rc == 1 ? JNI_TRUE : JNI_FALSE;
-}
-
-static void ctx_client_cache(JNIEnv *env, jclass c, jlong ctx, jint size, jint timeout) {
-  if (tb_client_cache_attach(tb_ptr(ctx), (size_t)size, timeout) != 0)
-    tb_throw_kind(env, TB_ERR_MEMORY, "cannot configure the client session cache");
-}
-
 const JNINativeMethod tb_extensions_methods[] = {
     TB_N("configureExtensions", "(J[BI)V", configure_extensions),
     TB_N("helloServerName", "(J)[B", hello_server_name),
@@ -106,7 +89,5 @@ const JNINativeMethod tb_extensions_methods[] = {
     TB_N("alpnSelected", "(J)[B", alpn_selected),
     TB_N("ocspResponse", "(J)[B", ocsp_response),
     TB_N("keySetOcsp", "(J[B)V", key_set_ocsp),
-    TB_N("setPeer", "(JLjava/lang/String;)Z", set_peer),
-    TB_N("ctxClientCache", "(JII)V", ctx_client_cache),
 };
 const int tb_extensions_count = sizeof tb_extensions_methods / sizeof tb_extensions_methods[0];

@@ -1,6 +1,8 @@
 /* What an SSLSession reports, read from the SSL once the handshake has got
- * far enough; Java snapshots it so a session outlives its engine. */
+ * far enough (Java snapshots it so a session outlives its engine), and the
+ * client-side resumption cache that decides which session a client offers. */
 #include "jni_util.h"
+#include "../core/session_cache.h"
 
 #include <string.h>
 #include <openssl/x509v3.h>
@@ -165,6 +167,22 @@ static jint check_host(JNIEnv *env, jclass c, jbyteArray der, jstring host, jboo
   return rc == 1 ? 1 : rc == 0 ? 0 : -1;
 }
 
+static jboolean set_peer(JNIEnv *env, jclass c, jlong h, jstring key) {
+  tb_engine *e = tb_ptr(h);
+  const char *k = (*env)->GetStringUTFChars(env, key, NULL);
+  int rc;
+  if (!k)
+    return JNI_FALSE;
+  rc = tb_engine_set_peer(e, k);
+  (*env)->ReleaseStringUTFChars(env, key, k);
+  return rc == 1 ? JNI_TRUE : JNI_FALSE;
+}
+
+static void ctx_client_cache(JNIEnv *env, jclass c, jlong ctx, jint size, jint timeout) {
+  if (tb_client_cache_attach(tb_ptr(ctx), (size_t)size, timeout) != 0)
+    tb_throw_kind(env, TB_ERR_MEMORY, "cannot configure the client session cache");
+}
+
 const JNINativeMethod tb_session_methods[] = {
     TB_N("protocol", "(J)Ljava/lang/String;", protocol),
     TB_N("cipher", "(J)Ljava/lang/String;", cipher),
@@ -178,5 +196,7 @@ const JNINativeMethod tb_session_methods[] = {
     TB_N("serverName", "(J)[B", server_name),
     TB_N("clientCaNames", "(J)[[B", client_ca_names),
     TB_N("checkHost", "([BLjava/lang/String;Z)I", check_host),
+    TB_N("setPeer", "(JLjava/lang/String;)Z", set_peer),
+    TB_N("ctxClientCache", "(JII)V", ctx_client_cache),
 };
 const int tb_session_count = sizeof tb_session_methods / sizeof tb_session_methods[0];

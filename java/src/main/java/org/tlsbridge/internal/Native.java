@@ -87,7 +87,7 @@ public final class Native {
 
     public static native void requestPostHandshakeAuth(long engine, boolean need) throws javax.net.ssl.SSLException;
 
-    // sessions (jni_session.c)
+    // sessions and client resumption (jni_session.c)
     public static native String protocol(long engine);
 
     public static native String cipher(long engine);
@@ -114,6 +114,11 @@ public final class Native {
 
     public static native int checkHost(byte[] certDer, String host, boolean isIp);
 
+    /** Names the peer for the client session cache; true when a cached session will be offered. */
+    public static native boolean setPeer(long engine, String hostPort);
+
+    public static native void ctxClientCache(long ctx, int size, int timeoutSeconds);
+
     // extensions (jni_extensions.c)
     /** flags: 1 = the ClientHello goes to a Java task, 2 = request an OCSP staple (client). */
     public static native void configureExtensions(long engine, byte[] alpnWire, int flags)
@@ -131,11 +136,6 @@ public final class Native {
     public static native byte[] ocspResponse(long engine);
 
     public static native void keySetOcsp(long key, byte[] der);
-
-    /** Names the peer for the client session cache; true when a cached session will be offered. */
-    public static native boolean setPeer(long engine, String hostPort);
-
-    public static native void ctxClientCache(long ctx, int size, int timeoutSeconds);
 
     // configuration inputs resolved by OpenSSL (jni_config.c)
     /** The first private key of a PEM file as unencrypted PKCS#8 DER; password is UTF-8 or null. */
