@@ -2,7 +2,8 @@
  * client asked for (SNI, ALPN, signature_algorithms_cert) is kept on the
  * engine as bytes; when Java must judge it (SNIMatchers, an ALPN selector,
  * a server name that is not plain LDH) the handshake is parked
- * (SSL_CLIENT_HELLO_RETRY) and a delegated task answers. Also ALPN selection and OCSP stapling per chosen certificate. */
+ * (SSL_CLIENT_HELLO_RETRY) and a delegated task answers. Also ALPN
+ * selection and OCSP stapling per chosen certificate. */
 #include "tb.h"
 #include "tb_alloc.h"
 #include "keys.h"
@@ -36,24 +37,26 @@ static int save_cert_sigalgs(tb_engine *e, SSL *ssl) {
   return 0;
 }
 
-/* Labels of letters, digits and hyphens, 1 to 63 bytes each: a name
- * SNIHostName(byte[]) accepts whatever the JDK, so Java need not see it. */
+/* Labels of letters, digits and inner hyphens, 1 to 63 bytes each (IDN's
+ * STD3 rules for ASCII): a name SNIHostName(byte[]) accepts whatever the
+ * JDK, so Java need not see it. */
 static int plain_host_name(const unsigned char *p, size_t n) {
   size_t i, label = 0;
   for (i = 0; i < n; i++) {
     unsigned char c = p[i];
     if (c == '.') {
-      if (label == 0)
+      if (label == 0 || p[i - 1] == '-')
         return 0;
       label = 0;
-    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-') {
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               (c == '-' && label > 0)) {
       if (++label > 63)
         return 0;
     } else {
       return 0;
     }
   }
-  return label > 0;
+  return label > 0 && p[n - 1] != '-';
 }
 
 /* The first host_name of server_name, decided here once. A name no host

@@ -69,6 +69,8 @@ class PeerBytesTest {
             case "underscore": return UNDERSCORE;
             case "utf8": return UTF8;
             case "badUtf8": return new byte[] {'a', (byte) 0xff, '.', 'e', 'x', 'a', 'm', 'p', 'l', 'e'};
+            case "hyphen": return "a.-b.example".getBytes(StandardCharsets.US_ASCII);
+            case "trailingHyphen": return "a.b-.example".getBytes(StandardCharsets.US_ASCII);
             case "longLabel": return ("x".repeat(64) + ".example").getBytes(StandardCharsets.US_ASCII);
             case "tooLong": return ("abcdefghi.".repeat(30) + "example").getBytes(StandardCharsets.US_ASCII);
             default: throw new IllegalArgumentException(which);
@@ -142,8 +144,8 @@ class PeerBytesTest {
 
     /** Names even SNIHostName(byte[]) refuses, or longer than DNS allows: an alert and an SSLException. */
     @ParameterizedTest
-    @CsvSource({"TLSv1.2,underscore", "TLSv1.3,underscore", "TLSv1.2,badUtf8", "TLSv1.3,badUtf8", "TLSv1.2,longLabel", "TLSv1.3,longLabel", "TLSv1.2,tooLong",
-        "TLSv1.3,tooLong"})
+    @CsvSource({"TLSv1.2,underscore", "TLSv1.3,underscore", "TLSv1.2,badUtf8", "TLSv1.3,badUtf8", "TLSv1.2,hyphen",
+        "TLSv1.3,trailingHyphen", "TLSv1.2,longLabel", "TLSv1.3,longLabel", "TLSv1.2,tooLong", "TLSv1.3,tooLong"})
     void unusableServerNameIsAnSslException(String protocol, String which) throws Exception {
         SSLContext client = Contexts.client(Contexts.TLSBRIDGE);
         SSLContext server = Contexts.server(Contexts.TLSBRIDGE, "rsa");
