@@ -101,7 +101,11 @@ class PeerBytesTest {
     }
 
     private static byte[] requested(SSLEngine e) {
-        List<SNIServerName> names = ((ExtendedSSLSession) e.getSession()).getRequestedServerNames();
+        return requested(e.getSession());
+    }
+
+    private static byte[] requested(javax.net.ssl.SSLSession session) {
+        List<SNIServerName> names = ((ExtendedSSLSession) session).getRequestedServerNames();
         assertEquals(1, names.size(), names.toString());
         return names.get(0).getEncoded();
     }
@@ -338,6 +342,58 @@ class PeerBytesTest {
         assertEquals(LATIN, p.server.getApplicationProtocol());
         if (selector) {
             assertEquals(List.of("h2", LATIN), offered);
+        }
+    }
+
+    /** Both through the native-descriptor sockets, whose own handshake loop runs the ClientHello task. */
+    @ParameterizedTest
+    @ValueSource(strings = {"TLSv1.2", "TLSv1.3"})
+    void serverNameAndAlpnBytesOnNativeSockets(String protocol) throws Exception {
+        SSLContext server = Contexts.server(Contexts.TLSBRIDGE, "rsa");
+        SSLContext client = Contexts.client(Contexts.TLSBRIDGE);
+        List<Object> seen = Collections.synchronizedList(new ArrayList<>());
+        try (javax.net.ssl.SSLServerSocket ss = (javax.net.ssl.SSLServerSocket) server.getServerSocketFactory()
+                .createServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Void> done = CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < 2; i++) {
+                    try (javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) ss.accept()) {
+                        SSLParameters sp = s.getSSLParameters();
+                        sp.setApplicationProtocols(new String[] {LATIN, "http/1.1"});
+                        s.setSSLParameters(sp);
+                        assertEquals(1, s.getInputStream().read());
+                        seen.add(requested(s.getSession()));
+                        seen.add(s.getApplicationProtocol());
+                        seen.add(TlsBridgeProvider.isResumed(s.getSession()));
+                        s.getOutputStream().write(2);
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+            }, r -> {
+                Thread t = new Thread(r, "socket-server");
+                t.setDaemon(true);
+                t.start();
+            });
+            for (int i = 0; i < 2; i++) {
+                try (javax.net.ssl.SSLSocket c = (javax.net.ssl.SSLSocket) client.getSocketFactory()
+                        .createSocket(InetAddress.getLoopbackAddress(), ss.getLocalPort())) {
+                    SSLParameters p = c.getSSLParameters();
+                    p.setApplicationProtocols(new String[] {"h2", LATIN});
+                    p.setServerNames(List.of(new SNIHostName(UTF8)));
+                    c.setSSLParameters(p);
+                    c.setEnabledProtocols(new String[] {protocol});
+                    c.getOutputStream().write(1);
+                    assertEquals(2, c.getInputStream().read());
+                    assertEquals(LATIN, c.getApplicationProtocol());
+                }
+            }
+            done.get(30, TimeUnit.SECONDS);
+        }
+        assertEquals(6, seen.size());
+        for (int i = 0; i < 2; i++) {
+            assertArrayEquals(UTF8, (byte[]) seen.get(3 * i), "connection " + i);
+            assertEquals(LATIN, seen.get(3 * i + 1), "connection " + i);
+            assertEquals(i == 1, seen.get(3 * i + 2), "connection " + i + " resumed");
         }
     }
 
