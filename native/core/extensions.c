@@ -93,18 +93,25 @@ static int save_sni(tb_engine *e, SSL *ssl) {
   return 0;
 }
 
-static void save_alpn(tb_engine *e, SSL *ssl) {
+/* The client's whole ALPN list (it may run to 64 KiB), for a selector to
+ * see. -1 when out of memory. */
+static int save_alpn(tb_engine *e, SSL *ssl) {
   const unsigned char *p;
   size_t len, list;
   e->alpn_offer_len = 0;
   if (!SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_application_layer_protocol_negotiation, &p, &len) ||
       len < 2)
-    return;
+    return 0;
   list = be16(p);
-  if (list + 2 > len || list > sizeof e->alpn_offer)
-    return;
+  if (list == 0 || list + 2 > len)
+    return 0;
+  free(e->alpn_offer);
+  e->alpn_offer = tb_malloc(list);
+  if (!e->alpn_offer)
+    return -1;
   memcpy(e->alpn_offer, p + 2, list);
   e->alpn_offer_len = list;
+  return 0;
 }
 
 static int hello_cb(SSL *ssl, int *alert, void *arg) {
@@ -114,7 +121,7 @@ static int hello_cb(SSL *ssl, int *alert, void *arg) {
     return SSL_CLIENT_HELLO_SUCCESS;
   if (!e->hello_seen) {
     int refuse = save_sni(e, ssl);
-    if (!refuse && save_cert_sigalgs(e, ssl) != 0) {
+    if (!refuse && (save_cert_sigalgs(e, ssl) != 0 || save_alpn(e, ssl) != 0)) {
       ERR_raise(ERR_LIB_SSL, ERR_R_MALLOC_FAILURE);
       refuse = SSL_AD_INTERNAL_ERROR;
     }
@@ -122,7 +129,6 @@ static int hello_cb(SSL *ssl, int *alert, void *arg) {
       *alert = refuse;
       return SSL_CLIENT_HELLO_ERROR;
     }
-    save_alpn(e, ssl);
     e->hello_seen = 1;
   }
   if ((e->hello_task || e->sni_judge) && !e->hello_ready)
@@ -212,6 +218,8 @@ void tb_extensions_free(tb_engine *e) {
   e->alpn_accept = NULL;
   free(e->cert_sigalgs);
   e->cert_sigalgs = NULL;
+  free(e->alpn_offer);
+  e->alpn_offer = NULL;
   for (i = 0; i < e->n_offered; i++)
     tb_keymat_free(e->offered[i]);
   e->n_offered = 0;

@@ -92,7 +92,7 @@ typedef struct tb_engine {
   int sni_len;                       /* bytes in sni, -1 when no host_name was asked for */
   int sni_judge;                     /* the name is not plain LDH: Java judges it (TASK_HELLO) */
   unsigned char sni[TLSEXT_MAXLEN_host_name]; /* the host_name as sent */
-  unsigned char alpn_offer[512];     /* the client's ALPN list, wire format */
+  unsigned char *alpn_offer;         /* the client's whole ALPN list, wire format */
   size_t alpn_offer_len;
   /* ALPN and the ClientHello task (extensions.c) */
   unsigned char *alpn_accept;        /* protocols a server accepts, in its order, wire format */

@@ -345,6 +345,37 @@ class PeerBytesTest {
         }
     }
 
+    /** A client's ALPN list of 1,290 bytes reaches the selector whole (it was dropped past 512). */
+    @ParameterizedTest
+    @ValueSource(strings = {"TLSv1.2", "TLSv1.3"})
+    void longAlpnOfferReachesSelector(String protocol) throws Exception {
+        EnginePair p = pair(Contexts.client(Contexts.TLSBRIDGE), Contexts.server(Contexts.TLSBRIDGE, "rsa"), protocol);
+        java.io.ByteArrayOutputStream wire = new java.io.ByteArrayOutputStream();
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < 129; i++) {
+            String n = String.format("proto-%03d", i);
+            names.add(n);
+            wire.write(n.length());
+            wire.writeBytes(n.getBytes(StandardCharsets.US_ASCII));
+        }
+        byte[] list = wire.toByteArray();
+        byte[] ext = new byte[list.length + 2];
+        ext[0] = (byte) (list.length >> 8);
+        ext[1] = (byte) list.length;
+        System.arraycopy(list, 0, ext, 2, list.length);
+        List<String> offered = new ArrayList<>();
+        p.server.setHandshakeApplicationProtocolSelector((e, l) -> {
+            offered.addAll(l);
+            return "proto-128";
+        });
+        ClientHellos.Outcome o = ClientHellos.feed(p.server,
+                ClientHellos.withExtension(ClientHellos.first(p.client), ClientHellos.ALPN, ext));
+        assertNull(o.failure, o.toString());
+        assertEquals(2, o.firstHandshakeType(), "ServerHello: " + o);
+        assertEquals(names, offered);
+        assertEquals("proto-128", p.server.getHandshakeApplicationProtocol());
+    }
+
     /** Both through the native-descriptor sockets, whose own handshake loop runs the ClientHello task. */
     @ParameterizedTest
     @ValueSource(strings = {"TLSv1.2", "TLSv1.3"})
