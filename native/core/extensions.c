@@ -1,8 +1,9 @@
 /* TLS extensions a server settles while reading the ClientHello: what the
  * client asked for (SNI, ALPN, signature_algorithms_cert) is kept on the
- * engine; when Java must judge it (SNIMatchers, an ALPN selector) the
- * handshake is parked (SSL_CLIENT_HELLO_RETRY) and a delegated task
- * answers. Also ALPN selection and OCSP stapling per chosen certificate. */
+ * engine as bytes; when Java must judge it (SNIMatchers, an ALPN selector,
+ * a server name that is not plain LDH) the handshake is parked
+ * (SSL_CLIENT_HELLO_RETRY) and a delegated task answers. Also ALPN
+ * selection and OCSP stapling per chosen certificate. */
 #include "tb.h"
 #include "tb_alloc.h"
 #include "keys.h"
@@ -14,50 +15,103 @@
 
 static uint16_t be16(const unsigned char *p) { return (uint16_t)((p[0] << 8) | p[1]); }
 
-/* signature_algorithms_cert: what a KeyManager must match a chain against
- * (JSSE's "peer supported signature algorithms"); OpenSSL has no getter. */
-static void save_cert_sigalgs(tb_engine *e, SSL *ssl) {
+/* signature_algorithms_cert, all of it (up to 32,767 schemes): what a
+ * KeyManager must match a chain against (JSSE's "peer supported signature
+ * algorithms"); OpenSSL has no getter. -1 when out of memory. */
+static int save_cert_sigalgs(tb_engine *e, SSL *ssl) {
   const unsigned char *p;
-  size_t len, i, n = 0, max = sizeof e->cert_sigalgs / sizeof e->cert_sigalgs[0];
+  size_t len, i, n;
   e->n_cert_sigalgs = -1;
   if (!SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_signature_algorithms_cert, &p, &len) || len < 2)
-    return;
+    return 0;
   if ((size_t)be16(p) < len - 2)
     len = (size_t)be16(p) + 2;
-  for (i = 2; i + 1 < len && n < max; i += 2)
-    e->cert_sigalgs[n++] = be16(p + i);
+  n = (len - 2) / 2;
+  free(e->cert_sigalgs);
+  e->cert_sigalgs = n ? tb_malloc(n * sizeof *e->cert_sigalgs) : NULL;
+  if (n && !e->cert_sigalgs)
+    return -1;
+  for (i = 0; i < n; i++)
+    e->cert_sigalgs[i] = be16(p + 2 + 2 * i);
   e->n_cert_sigalgs = (int)n;
+  return 0;
 }
 
-/* The first host_name entry of server_name, as sent. */
-static void save_sni(tb_engine *e, SSL *ssl) {
+/* Labels of letters, digits and inner hyphens, 1 to 63 bytes each (IDN's
+ * STD3 rules for ASCII): a name SNIHostName(byte[]) accepts whatever the
+ * JDK, so Java need not see it. */
+static int plain_host_name(const unsigned char *p, size_t n) {
+  size_t i, label = 0;
+  for (i = 0; i < n; i++) {
+    unsigned char c = p[i];
+    if (c == '.') {
+      if (label == 0 || p[i - 1] == '-')
+        return 0;
+      label = 0;
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               (c == '-' && label > 0)) {
+      if (++label > 63)
+        return 0;
+    } else {
+      return 0;
+    }
+  }
+  return label > 0 && p[n - 1] != '-';
+}
+
+/* The first host_name of server_name, decided here once. A name no host
+ * can have (empty, over 255 bytes, a NUL inside) ends the handshake now,
+ * with the alert OpenSSL's own parser would send later (SunJSSE's
+ * decode_error for an empty one). Any other name that is not plain LDH
+ * ('_', UTF-8, ...) is judged in Java by SNIHostName(byte[]), as SunJSSE
+ * does. Malformed framing is left to OpenSSL's parser. Returns the alert
+ * to send, or 0. */
+static int save_sni(tb_engine *e, SSL *ssl) {
   const unsigned char *p;
-  size_t len, list, name;
-  e->sni[0] = '\0';
+  size_t len, name;
+  e->sni_len = -1;
+  e->sni_judge = 0;
   if (!SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_server_name, &p, &len) || len < 5)
-    return;
-  list = be16(p);
-  if (list + 2 > len || p[2] != TLSEXT_NAMETYPE_host_name)
-    return;
+    return 0;
+  if ((size_t)be16(p) + 2 > len || p[2] != TLSEXT_NAMETYPE_host_name)
+    return 0;
   name = be16(p + 3);
-  if (name + 5 > len || name >= sizeof e->sni || memchr(p + 5, 0, name))
-    return;
+  if (name + 5 > len)
+    return 0;
+  if (name == 0) {
+    ERR_raise_data(ERR_LIB_SSL, SSL_R_SSL3_EXT_INVALID_SERVERNAME, "empty host_name");
+    return SSL_AD_DECODE_ERROR;
+  }
+  if (name > sizeof e->sni || memchr(p + 5, 0, name)) {
+    ERR_raise_data(ERR_LIB_SSL, SSL_R_SSL3_EXT_INVALID_SERVERNAME, "host_name of %zu bytes%s", name,
+                   name > sizeof e->sni ? ", over 255" : " with a NUL byte");
+    return SSL_AD_UNRECOGNIZED_NAME;
+  }
   memcpy(e->sni, p + 5, name);
-  e->sni[name] = '\0';
+  e->sni_len = (int)name;
+  e->sni_judge = !plain_host_name(e->sni, name);
+  return 0;
 }
 
-static void save_alpn(tb_engine *e, SSL *ssl) {
+/* The client's whole ALPN list (it may run to 64 KiB), for a selector to
+ * see. -1 when out of memory. */
+static int save_alpn(tb_engine *e, SSL *ssl) {
   const unsigned char *p;
   size_t len, list;
   e->alpn_offer_len = 0;
   if (!SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_application_layer_protocol_negotiation, &p, &len) ||
       len < 2)
-    return;
+    return 0;
   list = be16(p);
-  if (list + 2 > len || list > sizeof e->alpn_offer)
-    return;
+  if (list == 0 || list + 2 > len)
+    return 0;
+  free(e->alpn_offer);
+  e->alpn_offer = tb_malloc(list);
+  if (!e->alpn_offer)
+    return -1;
   memcpy(e->alpn_offer, p + 2, list);
   e->alpn_offer_len = list;
+  return 0;
 }
 
 static int hello_cb(SSL *ssl, int *alert, void *arg) {
@@ -66,12 +120,18 @@ static int hello_cb(SSL *ssl, int *alert, void *arg) {
   if (!e)
     return SSL_CLIENT_HELLO_SUCCESS;
   if (!e->hello_seen) {
-    save_cert_sigalgs(e, ssl);
-    save_sni(e, ssl);
-    save_alpn(e, ssl);
+    int refuse = save_sni(e, ssl);
+    if (!refuse && (save_cert_sigalgs(e, ssl) != 0 || save_alpn(e, ssl) != 0)) {
+      ERR_raise(ERR_LIB_SSL, ERR_R_MALLOC_FAILURE);
+      refuse = SSL_AD_INTERNAL_ERROR;
+    }
+    if (refuse) {
+      *alert = refuse;
+      return SSL_CLIENT_HELLO_ERROR;
+    }
     e->hello_seen = 1;
   }
-  if (e->hello_task && !e->hello_ready)
+  if ((e->hello_task || e->sni_judge) && !e->hello_ready)
     return SSL_CLIENT_HELLO_RETRY; /* SSL_ERROR_WANT_CLIENT_HELLO_CB: TASK_HELLO */
   if (e->hello_alert) {
     *alert = e->hello_alert;
@@ -156,6 +216,10 @@ void tb_extensions_free(tb_engine *e) {
   int i;
   free(e->alpn_accept);
   e->alpn_accept = NULL;
+  free(e->cert_sigalgs);
+  e->cert_sigalgs = NULL;
+  free(e->alpn_offer);
+  e->alpn_offer = NULL;
   for (i = 0; i < e->n_offered; i++)
     tb_keymat_free(e->offered[i]);
   e->n_offered = 0;

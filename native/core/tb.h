@@ -86,17 +86,19 @@ typedef struct tb_engine {
   int error_pending;                 /* err holds an error not yet reported */
   STACK_OF(X509) *pending_chain;     /* peer chain awaiting the verify task, leaf first */
   /* What a server learns from the ClientHello before OpenSSL acts on it */
-  uint16_t cert_sigalgs[48];         /* the client's signature_algorithms_cert, if sent */
+  uint16_t *cert_sigalgs;            /* the client's whole signature_algorithms_cert */
   int n_cert_sigalgs;                /* -1 when the extension was absent */
   int hello_seen;
-  char sni[256];                     /* host_name the client asked for, "" if none */
-  unsigned char alpn_offer[512];     /* the client's ALPN list, wire format */
+  int sni_len;                       /* bytes in sni, -1 when no host_name was asked for */
+  int sni_judge;                     /* the name is not plain LDH: Java judges it (TASK_HELLO) */
+  unsigned char sni[TLSEXT_MAXLEN_host_name]; /* the host_name as sent */
+  unsigned char *alpn_offer;         /* the client's whole ALPN list, wire format */
   size_t alpn_offer_len;
   /* ALPN and the ClientHello task (extensions.c) */
   unsigned char *alpn_accept;        /* protocols a server accepts, in its order, wire format */
   size_t alpn_accept_len;
   unsigned char alpn_choice[256];    /* a Java selector's answer */
-  int alpn_choice_len;               /* -1 no answer, 0 decline ALPN */
+  int alpn_choice_len;               /* its length; -1 no answer, 0 decline ALPN, -2 nothing usable */
   int hello_task;                    /* the ClientHello goes to Java (SNI matchers, ALPN selector) */
   int hello_alert;                   /* fatal alert Java asked for, 0 to go on */
   struct tb_keymat *offered[4];      /* keys installed for this handshake (references held) */

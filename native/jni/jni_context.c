@@ -1,7 +1,9 @@
-/* SSL_CTX lifetime, the cipher-suite catalogue and key material. */
+/* SSL_CTX lifetime and settings (options, key log), the cipher-suite
+ * catalogue and key material. */
 #include "jni_util.h"
 #include "tb_alloc.h"
 #include "../core/ciphers.h"
+#include "../core/keylog.h"
 #include "../core/keys.h"
 
 #include <stdlib.h>
@@ -207,12 +209,25 @@ static jstring key_type(JNIEnv *env, jclass c, jlong h) {
   return (*env)->NewStringUTF(env, tb_keymat_type(tb_ptr(h)));
 }
 
+static void ctx_keylog(JNIEnv *env, jclass c, jlong ctx, jstring path) {
+  tb_error err;
+  const char *p = (*env)->GetStringUTFChars(env, path, NULL);
+  int rc;
+  if (!p)
+    return;
+  rc = tb_keylog_attach(tb_ptr(ctx), p, &err);
+  (*env)->ReleaseStringUTFChars(env, path, p);
+  if (rc != 0)
+    tb_throw(env, &err);
+}
+
 const JNINativeMethod tb_context_methods[] = {
     TB_N("ctxNew", "()J", ctx_new),
     TB_N("ctxFree", "(J)V", ctx_free),
     TB_N("ctxClientCaNames", "(J[[B)V", ctx_client_ca_names),
     TB_N("ctxSessionCache", "(JII)V", ctx_session_cache),
     TB_N("ctxOptions", "(JJJ)J", ctx_options),
+    TB_N("ctxKeylog", "(JLjava/lang/String;)V", ctx_keylog),
     TB_N("ciphers", "()[Ljava/lang/String;", ciphers),
     TB_N("ctxCipherNames", "(J)[Ljava/lang/String;", ctx_cipher_names),
     TB_N("keyNew", "([B[[B)J", key_new),

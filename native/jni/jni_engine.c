@@ -317,18 +317,50 @@ static void use_key(JNIEnv *env, jclass c, jlong h, jlong key) {
     tb_throw(env, &err);
 }
 
-static void set_host(JNIEnv *env, jclass c, jlong h, jstring sni) {
+/* The client's server name as bytes (SNIHostName.getEncoded(), as SunJSSE
+ * sends it); OpenSSL takes a C string, so no NUL and at most 255 bytes. */
+static void set_host(JNIEnv *env, jclass c, jlong h, jbyteArray sni) {
   tb_engine *e = tb_ptr(h);
-  const char *s = utf(env, sni);
-  if (!s)
+  char name[TLSEXT_MAXLEN_host_name + 1];
+  jsize n = (*env)->GetArrayLength(env, sni);
+  if (n < 1 || n > TLSEXT_MAXLEN_host_name) {
+    tb_throw_kind(env, TB_ERR_SSL, "a server name must have 1 to 255 bytes");
     return;
+  }
+  (*env)->GetByteArrayRegion(env, sni, 0, n, (jbyte *)name);
+  name[n] = '\0';
+  if (memchr(name, 0, (size_t)n)) {
+    tb_throw_kind(env, TB_ERR_SSL, "a server name cannot hold a NUL byte");
+    return;
+  }
   ERR_clear_error();
-  if (!SSL_set_tlsext_host_name(e->ssl, s)) {
+  if (!SSL_set_tlsext_host_name(e->ssl, name)) {
     tb_error err;
-    tb_err_from_openssl(&err, TB_ERR_ARGUMENT, "cannot set the server name");
+    tb_err_from_openssl(&err, TB_ERR_SSL, "cannot set the server name");
     tb_throw(env, &err);
   }
-  (*env)->ReleaseStringUTFChars(env, sni, s);
+}
+
+static void set_groups(JNIEnv *env, jclass c, jlong h, jstring list) {
+  tb_engine *e = tb_ptr(h);
+  const char *l = (*env)->GetStringUTFChars(env, list, NULL);
+  int ok;
+  if (!l)
+    return;
+  ERR_clear_error();
+  ok = SSL_set1_groups_list(e->ssl, l);
+  (*env)->ReleaseStringUTFChars(env, list, l);
+  if (!ok) {
+    tb_error err;
+    tb_err_from_openssl(&err, TB_ERR_ARGUMENT, "cannot set named groups");
+    tb_throw(env, &err);
+  }
+}
+
+static void request_pha(JNIEnv *env, jclass c, jlong h, jboolean need) {
+  tb_engine *e = tb_ptr(h);
+  if (tb_engine_request_pha(e, need == JNI_TRUE) != 0)
+    tb_throw(env, &e->err);
 }
 
 const JNINativeMethod tb_engine_methods[] = {
@@ -345,6 +377,8 @@ const JNINativeMethod tb_engine_methods[] = {
     TB_N("pendingChain", "(J)[[B", pending_chain),
     TB_N("configure", "(JLjava/lang/String;Ljava/lang/String;IIIZ)V", configure),
     TB_N("useKey", "(JJ)V", use_key),
-    TB_N("setServerName", "(JLjava/lang/String;)V", set_host),
+    TB_N("setServerName", "(J[B)V", set_host),
+    TB_N("setGroups", "(JLjava/lang/String;)V", set_groups),
+    TB_N("requestPostHandshakeAuth", "(JZ)V", request_pha),
 };
 const int tb_engine_count = sizeof tb_engine_methods / sizeof tb_engine_methods[0];

@@ -1,12 +1,9 @@
-/* JNI for ALPN, SNI decisions, OCSP staples, resumption, key log and groups. */
+/* JNI for the TLS extensions a handshake settles (core/extensions.c): the
+ * ClientHello shown to Java (server name, ALPN offer) and its answer, the
+ * negotiated ALPN protocol, OCSP staples. */
 #include "jni_util.h"
 #include "jni_wire.h"
-#include "../core/keylog.h"
 #include "../core/keys.h"
-#include "../core/session_cache.h"
-
-#include <string.h>
-#include <openssl/err.h>
 
 /* alpn: wire-format protocols (client offers / server accepts), or null.
  * flags: TB_EXT_* (jni_wire.h). */
@@ -30,9 +27,9 @@ static void configure_extensions(JNIEnv *env, jclass c, jlong h, jbyteArray alpn
     SSL_set_tlsext_status_type(e->ssl, TLSEXT_STATUSTYPE_ocsp);
 }
 
-static jstring hello_server_name(JNIEnv *env, jclass c, jlong h) {
+static jbyteArray hello_server_name(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
-  return e->sni[0] ? (*env)->NewStringUTF(env, e->sni) : NULL;
+  return e->sni_len >= 0 ? tb_bytes(env, e->sni, (size_t)e->sni_len) : NULL;
 }
 
 static jbyteArray hello_alpn(JNIEnv *env, jclass c, jlong h) {
@@ -56,17 +53,13 @@ static void hello_answer(JNIEnv *env, jclass c, jlong h, jbyteArray choice, jboo
   }
 }
 
-static jstring alpn_selected(JNIEnv *env, jclass c, jlong h) {
+/* The protocol's bytes: Java maps them ISO-8859-1, as SunJSSE does. */
+static jbyteArray alpn_selected(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
   const unsigned char *p = NULL;
   unsigned int n = 0;
-  char buf[256];
   SSL_get0_alpn_selected(e->ssl, &p, &n);
-  if (!p || n == 0)
-    return NULL;
-  memcpy(buf, p, n < sizeof buf ? n : sizeof buf - 1);
-  buf[n < sizeof buf ? n : sizeof buf - 1] = '\0';
-  return (*env)->NewStringUTF(env, buf);
+  return p && n > 0 ? tb_bytes(env, p, n) : NULL;
 }
 
 static jbyteArray ocsp_response(JNIEnv *env, jclass c, jlong h) {
@@ -88,68 +81,13 @@ static void key_set_ocsp(JNIEnv *env, jclass c, jlong key, jbyteArray der) {
     tb_throw_kind(env, TB_ERR_MEMORY, "cannot keep the OCSP response");
 }
 
-static void request_pha(JNIEnv *env, jclass c, jlong h, jboolean need) {
-  tb_engine *e = tb_ptr(h);
-  if (tb_engine_request_pha(e, need == JNI_TRUE) != 0)
-    tb_throw(env, &e->err);
-}
-
-static jboolean set_peer(JNIEnv *env, jclass c, jlong h, jstring key) {
-  tb_engine *e = tb_ptr(h);
-  const char *k = (*env)->GetStringUTFChars(env, key, NULL);
-  int rc;
-  if (!k)
-    return JNI_FALSE;
-  rc = tb_engine_set_peer(e, k);
-  (*env)->ReleaseStringUTFChars(env, key, k);
-  return rc == 1 ? JNI_TRUE : JNI_FALSE;
-}
-
-static void ctx_client_cache(JNIEnv *env, jclass c, jlong ctx, jint size, jint timeout) {
-  if (tb_client_cache_attach(tb_ptr(ctx), (size_t)size, timeout) != 0)
-    tb_throw_kind(env, TB_ERR_MEMORY, "cannot configure the client session cache");
-}
-
-static void ctx_keylog(JNIEnv *env, jclass c, jlong ctx, jstring path) {
-  tb_error err;
-  const char *p = (*env)->GetStringUTFChars(env, path, NULL);
-  int rc;
-  if (!p)
-    return;
-  rc = tb_keylog_attach(tb_ptr(ctx), p, &err);
-  (*env)->ReleaseStringUTFChars(env, path, p);
-  if (rc != 0)
-    tb_throw(env, &err);
-}
-
-static void set_groups(JNIEnv *env, jclass c, jlong h, jstring list) {
-  tb_engine *e = tb_ptr(h);
-  const char *l = (*env)->GetStringUTFChars(env, list, NULL);
-  int ok;
-  if (!l)
-    return;
-  ERR_clear_error();
-  ok = SSL_set1_groups_list(e->ssl, l);
-  (*env)->ReleaseStringUTFChars(env, list, l);
-  if (!ok) {
-    tb_error err;
-    tb_err_from_openssl(&err, TB_ERR_ARGUMENT, "cannot set named groups");
-    tb_throw(env, &err);
-  }
-}
-
 const JNINativeMethod tb_extensions_methods[] = {
     TB_N("configureExtensions", "(J[BI)V", configure_extensions),
-    TB_N("helloServerName", "(J)Ljava/lang/String;", hello_server_name),
+    TB_N("helloServerName", "(J)[B", hello_server_name),
     TB_N("helloAlpn", "(J)[B", hello_alpn),
     TB_N("helloAnswer", "(J[BZI)V", hello_answer),
-    TB_N("alpnSelected", "(J)Ljava/lang/String;", alpn_selected),
+    TB_N("alpnSelected", "(J)[B", alpn_selected),
     TB_N("ocspResponse", "(J)[B", ocsp_response),
     TB_N("keySetOcsp", "(J[B)V", key_set_ocsp),
-    TB_N("requestPostHandshakeAuth", "(JZ)V", request_pha),
-    TB_N("setPeer", "(JLjava/lang/String;)Z", set_peer),
-    TB_N("ctxClientCache", "(JII)V", ctx_client_cache),
-    TB_N("ctxKeylog", "(JLjava/lang/String;)V", ctx_keylog),
-    TB_N("setGroups", "(JLjava/lang/String;)V", set_groups),
 };
 const int tb_extensions_count = sizeof tb_extensions_methods / sizeof tb_extensions_methods[0];

@@ -1,6 +1,8 @@
 /* What an SSLSession reports, read from the SSL once the handshake has got
- * far enough; Java snapshots it so a session outlives its engine. */
+ * far enough (Java snapshots it so a session outlives its engine), and the
+ * client-side resumption cache that decides which session a client offers. */
 #include "jni_util.h"
+#include "../core/session_cache.h"
 
 #include <string.h>
 #include <openssl/x509v3.h>
@@ -58,52 +60,56 @@ static jobjectArray local_chain(JNIEnv *env, jclass c, jlong h) {
   return tb_der_chain(env, leaf, chain);
 }
 
-/* The peer's signature_algorithms as TLS code points (hash << 8 | sig). */
+/* Scheme code point i of the peer's signature_algorithms (hash << 8 | sig)
+ * or, cert set, of the signature_algorithms_cert the ClientHello carried. */
+static jint scheme_at(tb_engine *e, int cert, int i) {
+  unsigned char rsig = 0, rhash = 0;
+  if (cert)
+    return e->cert_sigalgs[i];
+  SSL_get_sigalgs(e->ssl, i, NULL, NULL, NULL, &rsig, &rhash);
+  return (jint)(((unsigned)rhash << 8) | rsig);
+}
+
+/* The whole list, however long the peer made it (up to 32,767 schemes),
+ * copied in slices. */
+static jintArray schemes(JNIEnv *env, tb_engine *e, int cert, int n) {
+  jintArray arr = (*env)->NewIntArray(env, n);
+  jint buf[256];
+  int i, k;
+  for (i = 0; arr && i < n; i += k) {
+    for (k = 0; k < (int)(sizeof buf / sizeof buf[0]) && i + k < n; k++)
+      buf[k] = scheme_at(e, cert, i + k);
+    (*env)->SetIntArrayRegion(env, arr, i, k, buf);
+  }
+  return arr;
+}
+
 static jintArray peer_sigalgs(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
-  int n = SSL_get_sigalgs(e->ssl, -1, NULL, NULL, NULL, NULL, NULL), i;
-  jintArray arr;
-  jint buf[64];
-  if (n < 0)
-    n = 0;
-  if (n > 64)
-    n = 64;
-  for (i = 0; i < n; i++) {
-    unsigned char rsig = 0, rhash = 0;
-    SSL_get_sigalgs(e->ssl, i, NULL, NULL, NULL, &rsig, &rhash);
-    buf[i] = (jint)(((unsigned)rhash << 8) | rsig);
-  }
-  arr = (*env)->NewIntArray(env, n);
-  if (arr && n)
-    (*env)->SetIntArrayRegion(env, arr, 0, n, buf);
-  return arr;
+  int n = SSL_get_sigalgs(e->ssl, -1, NULL, NULL, NULL, NULL, NULL);
+  return schemes(env, e, 0, n < 0 ? 0 : n);
 }
 
 /* What the peer accepts in certificate chains: signature_algorithms_cert
  * when it sent one, else its signature_algorithms. */
 static jintArray peer_cert_sigalgs(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
-  jintArray arr;
-  jint buf[48];
-  int i, n = e->n_cert_sigalgs;
-  if (!e->hello_seen || n < 0)
+  if (!e->hello_seen || e->n_cert_sigalgs < 0)
     return peer_sigalgs(env, c, h);
-  for (i = 0; i < n; i++)
-    buf[i] = e->cert_sigalgs[i];
-  arr = (*env)->NewIntArray(env, n);
-  if (arr && n)
-    (*env)->SetIntArrayRegion(env, arr, 0, n, buf);
-  return arr;
+  return schemes(env, e, 1, e->n_cert_sigalgs);
 }
 
 /* A server reports what the client asked for in this handshake (kept from
  * the ClientHello: OpenSSL answers from the session when TLS 1.2 resumes,
- * which does not carry the name). */
-static jstring server_name(JNIEnv *env, jclass c, jlong h) {
+ * which does not carry the name). Bytes as sent: Java builds
+ * SNIHostName(byte[]) from them. */
+static jbyteArray server_name(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
-  const char *n = !(e->flags & TB_F_CLIENT) && e->hello_seen ? (e->sni[0] ? e->sni : NULL)
-                                                              : SSL_get_servername(e->ssl, TLSEXT_NAMETYPE_host_name);
-  return n ? (*env)->NewStringUTF(env, n) : NULL;
+  const char *n;
+  if (!(e->flags & TB_F_CLIENT) && e->hello_seen)
+    return e->sni_len >= 0 ? tb_bytes(env, e->sni, (size_t)e->sni_len) : NULL;
+  n = SSL_get_servername(e->ssl, TLSEXT_NAMETYPE_host_name);
+  return n ? tb_bytes(env, n, strlen(n)) : NULL;
 }
 
 static jobjectArray client_ca_names(JNIEnv *env, jclass c, jlong h) {
@@ -161,6 +167,22 @@ static jint check_host(JNIEnv *env, jclass c, jbyteArray der, jstring host, jboo
   return rc == 1 ? 1 : rc == 0 ? 0 : -1;
 }
 
+static jboolean set_peer(JNIEnv *env, jclass c, jlong h, jstring key) {
+  tb_engine *e = tb_ptr(h);
+  const char *k = (*env)->GetStringUTFChars(env, key, NULL);
+  int rc;
+  if (!k)
+    return JNI_FALSE;
+  rc = tb_engine_set_peer(e, k);
+  (*env)->ReleaseStringUTFChars(env, key, k);
+  return rc == 1 ? JNI_TRUE : JNI_FALSE;
+}
+
+static void ctx_client_cache(JNIEnv *env, jclass c, jlong ctx, jint size, jint timeout) {
+  if (tb_client_cache_attach(tb_ptr(ctx), (size_t)size, timeout) != 0)
+    tb_throw_kind(env, TB_ERR_MEMORY, "cannot configure the client session cache");
+}
+
 const JNINativeMethod tb_session_methods[] = {
     TB_N("protocol", "(J)Ljava/lang/String;", protocol),
     TB_N("cipher", "(J)Ljava/lang/String;", cipher),
@@ -171,8 +193,10 @@ const JNINativeMethod tb_session_methods[] = {
     TB_N("localChain", "(J)[[B", local_chain),
     TB_N("peerSigAlgs", "(J)[I", peer_sigalgs),
     TB_N("peerCertSigAlgs", "(J)[I", peer_cert_sigalgs),
-    TB_N("serverName", "(J)Ljava/lang/String;", server_name),
+    TB_N("serverName", "(J)[B", server_name),
     TB_N("clientCaNames", "(J)[[B", client_ca_names),
     TB_N("checkHost", "([BLjava/lang/String;Z)I", check_host),
+    TB_N("setPeer", "(JLjava/lang/String;)Z", set_peer),
+    TB_N("ctxClientCache", "(JII)V", ctx_client_cache),
 };
 const int tb_session_count = sizeof tb_session_methods / sizeof tb_session_methods[0];

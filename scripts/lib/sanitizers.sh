@@ -9,7 +9,7 @@ SAN_JAVA_TESTS=${SAN_JAVA_TESTS:-'org/tlsbridge/**/*Test.java'}
 # Java tests of the -Xcheck:jni pass: every test class that crosses JNI in a
 # new way (engine, context and session calls, native sockets, Tomcat); the
 # interop variants repeat the same calls against other peers.
-SAN_CHECKJNI_TESTS=${SAN_CHECKJNI_TESTS:-'ContractTest,AllocationTest,TrustTest,FeaturesTest,ProviderTest,Socket*Test,Tomcat*Test,ConfigResolutionTest,PeerFailureTest,KeyUpdateTest,PhaSocketTest'}
+SAN_CHECKJNI_TESTS=${SAN_CHECKJNI_TESTS:-'ContractTest,AllocationTest,TrustTest,FeaturesTest,ProviderTest,Socket*Test,Tomcat*Test,ConfigResolutionTest,PeerFailureTest,KeyUpdateTest,PhaSocketTest,PeerBytesTest'}
 # What a sanitizer prints; any of it fails the pass.
 SAN_REPORT_RE='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: (Address|Undefined|Leak)Sanitizer'
 SAN_CHECKJNI_RE='WARNING in native method|FATAL ERROR in native method'

@@ -242,6 +242,21 @@ public final class EngineConfig {
         return out;
     }
 
+    /** One protocol name from its bytes, or null. */
+    static String alpnName(byte[] name) {
+        return name == null ? null : new String(name, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    /** Peer bytes for a message: printable ASCII as is, anything else as \xNN. */
+    static String hex(byte[] b) {
+        StringBuilder s = new StringBuilder();
+        for (byte x : b) {
+            int c = x & 0xff;
+            s.append(c > 0x20 && c < 0x7f && c != '\\' ? Character.toString(c) : String.format("\\x%02x", c));
+        }
+        return s.toString();
+    }
+
     private static final boolean CLIENT_OCSP =
             !"false".equalsIgnoreCase(System.getProperty("jdk.tls.client.enableStatusRequestExtension", "true"));
 
@@ -265,22 +280,27 @@ public final class EngineConfig {
     }
 
     /** The host name a client sends as SNI, if any. */
-    String sniHost() {
+    private SNIHostName sniName() {
         if (serverNames != null) {
             for (SNIServerName n : serverNames) {
                 if (n instanceof SNIHostName) {
-                    return ((SNIHostName) n).getAsciiName();
+                    return (SNIHostName) n;
                 }
             }
             return null;
         }
-        SNIHostName d = defaultServerName();
-        return d == null ? null : d.getAsciiName();
+        return defaultServerName();
+    }
+
+    /** The SNI host name in ASCII (an IDN as punycode), for identity checks and logs. */
+    String sniHost() {
+        SNIHostName n = sniName();
+        return n == null ? null : n.getAsciiName();
     }
 
     List<SNIServerName> requestedServerNames() {
-        String h = sniHost();
-        return h == null ? Collections.emptyList() : List.of(new SNIHostName(h));
+        SNIHostName n = sniName();
+        return n == null ? Collections.emptyList() : List.of(n);
     }
 
     /** Pushes everything to a fresh native SSL, in as few crossings as possible. */
@@ -294,9 +314,9 @@ public final class EngineConfig {
         Native.configure(ssl, lists == null || !lists.any12 ? null : lists.tls12, lists == null ? null : lists.tls13,
                 range[0], range[1], clientMode ? AUTH_NONE : clientAuth, !clientMode && cipherOrder);
         if (clientMode) {
-            String sni = sniHost();
+            SNIHostName sni = sniName();
             if (sni != null) {
-                Native.setServerName(ssl, sni);
+                Native.setServerName(ssl, sni.getEncoded()); // the bytes, as SunJSSE sends them
             }
             if (peerHost != null && peerPort > 0) {
                 Native.setPeer(ssl, peerHost + ":" + peerPort);

@@ -54,6 +54,7 @@ public final class Handshaker {
     private final List<KeyMaterial> offered = new ArrayList<>(2);
     private volatile Throwable cause;
     volatile String alpn;
+    private static final int ALERT_ILLEGAL_PARAMETER = NativeConstants.SSL_AD_ILLEGAL_PARAMETER;
     private static final int ALERT_UNRECOGNIZED_NAME = NativeConstants.SSL_AD_UNRECOGNIZED_NAME;
 
     public Handshaker(NativeOwner owner, EngineConfig cfg, SSLEngine engine, Socket socket, String peerHost, int peerPort) {
@@ -103,11 +104,22 @@ public final class Handshaker {
             if (ssl == 0) {
                 return;
             }
-            String sni = Native.helloServerName(ssl);
-            session.requestedServerNames = sni == null ? List.of() : List.of(new javax.net.ssl.SNIHostName(sni));
+            byte[] sni = Native.helloServerName(ssl);
+            javax.net.ssl.SNIHostName name = null;
+            if (sni != null) {
+                try {
+                    name = new javax.net.ssl.SNIHostName(sni);
+                } catch (IllegalArgumentException e) {
+                    // SunJSSE's answer to a host_name it cannot parse
+                    cause = new javax.net.ssl.SSLProtocolException("Illegal server name indication: "
+                            + EngineConfig.hex(sni)).initCause(e);
+                    Native.helloAnswer(ssl, null, false, ALERT_ILLEGAL_PARAMETER);
+                    return;
+                }
+            }
+            session.requestedServerNames = name == null ? List.of() : List.of(name);
             int alert = 0;
-            if (sni != null && cfg.matchers != null) {
-                javax.net.ssl.SNIHostName name = new javax.net.ssl.SNIHostName(sni);
+            if (name != null && cfg.matchers != null) {
                 boolean any = false;
                 boolean matched = false;
                 for (javax.net.ssl.SNIMatcher m : cfg.matchers) {
@@ -118,7 +130,7 @@ public final class Handshaker {
                 }
                 if (any && !matched) {
                     alert = ALERT_UNRECOGNIZED_NAME;
-                    cause = new javax.net.ssl.SSLHandshakeException("Unrecognized server name indication: " + sni);
+                    cause = new javax.net.ssl.SSLHandshakeException("Unrecognized server name indication: " + name);
                 }
             }
             byte[] choice = null;
@@ -149,7 +161,7 @@ public final class Handshaker {
 
     /** The negotiated application protocol while the handshake runs (owner's lock held), or null. */
     String handshakeApplicationProtocol(long ssl) {
-        String a = Native.alpnSelected(ssl);
+        String a = EngineConfig.alpnName(Native.alpnSelected(ssl));
         return a != null ? a : alpn;
     }
 
@@ -158,9 +170,25 @@ public final class Handshaker {
         session.protocol = Native.protocol(ssl);
         session.cipherSuite = Native.cipher(ssl);
         session.peerSigAlgs = SignatureSchemes.names(Native.peerCertSigAlgs(ssl));
-        if (!cfg.clientMode()) {
-            String sni = Native.serverName(ssl);
-            session.requestedServerNames = sni == null ? List.of() : List.of(new javax.net.ssl.SNIHostName(sni));
+        if (!cfg.clientMode() && session.requestedServerNames.isEmpty()) {
+            session.requestedServerNames = hostNames(Native.serverName(ssl));
+        }
+    }
+
+    /**
+     * The client's host_name as SNIHostName(byte[]) reads it. The ClientHello
+     * callback has already refused, with an alert, every name that
+     * constructor rejects, so the catch only keeps a peer's bytes from ever
+     * surfacing as an IllegalArgumentException.
+     */
+    static List<javax.net.ssl.SNIServerName> hostNames(byte[] sni) {
+        if (sni == null) {
+            return List.of();
+        }
+        try {
+            return List.of(new javax.net.ssl.SNIHostName(sni));
+        } catch (IllegalArgumentException e) {
+            return List.of();
         }
     }
 
@@ -372,7 +400,7 @@ public final class Handshaker {
         if (staple != null) {
             s.statusResponses = List.of(staple);
         }
-        String a = Native.alpnSelected(ssl);
+        String a = EngineConfig.alpnName(Native.alpnSelected(ssl));
         s.applicationProtocol = a == null ? "" : a;
         s.touch();
         if (cfg.sessionCreation()) {

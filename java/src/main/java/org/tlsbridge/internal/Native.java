@@ -26,7 +26,7 @@ public final class Native {
 
     public static native long[] constantValues();
 
-    // contexts, ciphers, keys (jni_context.c)
+    // contexts and their settings, ciphers, keys (jni_context.c)
     public static native long ctxNew() throws javax.net.ssl.SSLException;
 
     public static native void ctxFree(long ctx);
@@ -37,6 +37,8 @@ public final class Native {
 
     /** OpenSSL SSL_OP_* bits on the context, before any engine is made; returns the new set. */
     public static native long ctxOptions(long ctx, long set, long clear);
+
+    public static native void ctxKeylog(long ctx, String path) throws javax.net.ssl.SSLException;
 
     /** Triples: standard name, OpenSSL name, "13" or "12". */
     public static native String[] ciphers() throws javax.net.ssl.SSLException;
@@ -83,9 +85,14 @@ public final class Native {
 
     public static native void useKey(long engine, long key) throws javax.net.ssl.SSLException;
 
-    public static native void setServerName(long engine, String host) throws javax.net.ssl.SSLException;
+    /** The client's SNI host_name, as sent: SNIHostName.getEncoded(). */
+    public static native void setServerName(long engine, byte[] hostName) throws javax.net.ssl.SSLException;
 
-    // sessions (jni_session.c)
+    public static native void setGroups(long engine, String opensslGroups) throws javax.net.ssl.SSLException;
+
+    public static native void requestPostHandshakeAuth(long engine, boolean need) throws javax.net.ssl.SSLException;
+
+    // sessions and client resumption (jni_session.c)
     public static native String protocol(long engine);
 
     public static native String cipher(long engine);
@@ -105,39 +112,35 @@ public final class Native {
     /** signature_algorithms_cert when the peer sent it, else {@link #peerSigAlgs}. */
     public static native int[] peerCertSigAlgs(long engine);
 
-    public static native String serverName(long engine);
+    /** The SNI host_name as the client sent it (a server) or as set (a client), or null. */
+    public static native byte[] serverName(long engine);
 
     public static native byte[][] clientCaNames(long engine);
 
     public static native int checkHost(byte[] certDer, String host, boolean isIp);
-
-    // extensions (jni_extensions.c)
-    /** flags: 1 = the ClientHello goes to a Java task, 2 = request an OCSP staple (client). */
-    public static native void configureExtensions(long engine, byte[] alpnWire, int flags)
-            throws javax.net.ssl.SSLException;
-
-    public static native String helloServerName(long engine);
-
-    public static native byte[] helloAlpn(long engine);
-
-    public static native void helloAnswer(long engine, byte[] alpnChoice, boolean noneChosen, int alert);
-
-    public static native String alpnSelected(long engine);
-
-    public static native byte[] ocspResponse(long engine);
-
-    public static native void keySetOcsp(long key, byte[] der);
-
-    public static native void requestPostHandshakeAuth(long engine, boolean need) throws javax.net.ssl.SSLException;
 
     /** Names the peer for the client session cache; true when a cached session will be offered. */
     public static native boolean setPeer(long engine, String hostPort);
 
     public static native void ctxClientCache(long ctx, int size, int timeoutSeconds);
 
-    public static native void ctxKeylog(long ctx, String path) throws javax.net.ssl.SSLException;
+    // extensions (jni_extensions.c)
+    /** flags: 1 = the ClientHello goes to a Java task, 2 = request an OCSP staple (client). */
+    public static native void configureExtensions(long engine, byte[] alpnWire, int flags)
+            throws javax.net.ssl.SSLException;
 
-    public static native void setGroups(long engine, String opensslGroups) throws javax.net.ssl.SSLException;
+    public static native byte[] helloServerName(long engine);
+
+    public static native byte[] helloAlpn(long engine);
+
+    public static native void helloAnswer(long engine, byte[] alpnChoice, boolean noneChosen, int alert);
+
+    /** The negotiated protocol's bytes (ISO-8859-1 in Java, as JSSE maps them), or null. */
+    public static native byte[] alpnSelected(long engine);
+
+    public static native byte[] ocspResponse(long engine);
+
+    public static native void keySetOcsp(long key, byte[] der);
 
     // configuration inputs resolved by OpenSSL (jni_config.c)
     /** The first private key of a PEM file as unencrypted PKCS#8 DER; password is UTF-8 or null. */

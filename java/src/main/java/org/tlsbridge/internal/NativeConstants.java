@@ -76,6 +76,7 @@ public final class NativeConstants {
     public static final int TLS1_3_VERSION = 0x0304;
     public static final long SSL_OP_NO_TICKET = 0x4000L;
     public static final int SSL_AD_UNRECOGNIZED_NAME = 112;
+    public static final int SSL_AD_ILLEGAL_PARAMETER = 47;
     public static final int SSL_AD_INTERNAL_ERROR = 80;
     public static final int X509_V_ERR_UNSPECIFIED = 1;
     public static final int X509_V_ERR_CERT_NOT_YET_VALID = 9;
