@@ -52,7 +52,6 @@ typedef struct tb_sock {
   atomic_int shut_in, shut_out;
   pthread_mutex_t mu;       /* held only while inside OpenSSL */
   int rd_drained;           /* the last read() left the kernel queue empty (mu) */
-  int peer_ahead;           /* the peer's bytes were there before we polled (mu) */
   tb_engine *e;             /* NULL until TLS is attached (never for a listener) */
   /* Addresses known without asking the kernel: [0] local, [1] peer, valid
    * when bit 1 << i of `named` is set. An accepted socket gets its peer from

@@ -13,10 +13,9 @@
 #include <openssl/err.h>
 
 /* Remembers whether the descriptor's last read() came back short (or found
- * nothing): the kernel's queue was then empty, so the next read may well
- * fail with EAGAIN and cost a syscall before the poll it leads to. A read()
- * that did fail says the peer is not ahead of us (see tb_sock_read). The
- * socket BIO is the SSL's rbio and wbio; only reads matter. Runs inside
+ * nothing): the kernel's queue was then empty, so the next read would most
+ * likely fail with EAGAIN and cost a syscall before the poll it leads to.
+ * The socket BIO is the SSL's rbio and wbio; only reads matter. Runs inside
  * OpenSSL, under the socket's mutex. */
 static long note_read(BIO *b, int oper, const char *argp, size_t len, int argi, long argl, int ret,
                       size_t *done) {
@@ -24,8 +23,6 @@ static long note_read(BIO *b, int oper, const char *argp, size_t len, int argi, 
   if (oper == (BIO_CB_READ | BIO_CB_RETURN)) {
     tb_sock *s = (tb_sock *)BIO_get_callback_arg(b);
     s->rd_drained = !(ret > 0 && done && *done == len);
-    if (ret <= 0 && BIO_should_retry(b))
-      s->peer_ahead = 0;
   }
   return ret;
 }
@@ -194,25 +191,18 @@ static uint8_t *begin_call(tb_sock *s, tb_pin_fn pin, void *arg, tb_error *err) 
 }
 
 /* Whether a read should wait for the descriptor before calling OpenSSL: the
- * kernel had nothing left at the last read(), OpenSSL holds no bytes of its
- * own (read ahead: whole records, or part of one, may sit in its buffer
+ * kernel had nothing left at the last read() and OpenSSL holds no bytes of
+ * its own (read ahead: whole records, or part of one, may sit in its buffer
  * while the descriptor is not readable, and then waiting could block for
- * good), and the peer has not been ahead of us. Saves the read() that would
- * fail with EAGAIN on every request of a keep-alive connection whose client
- * waits for each response; a busy client whose next request is already
- * there (the poll returned at once) gets read first again, until a read
- * finds nothing. */
+ * good). Saves the read() that would fail with EAGAIN on every request of
+ * a keep-alive connection. */
 static int wait_first(tb_sock *s, tb_engine *e) {
   int r;
   lock(s);
-  r = s->rd_drained && !s->peer_ahead && !SSL_has_pending(e->ssl) && !atomic_load(&s->closed);
+  r = s->rd_drained && !SSL_has_pending(e->ssl) && !atomic_load(&s->closed);
   unlock(s);
   return r;
 }
-
-/* A poll that returns sooner than this found the bytes already there: a
- * blocking one costs at least a sleep and a wake-up. */
-#define TB_POLL_AT_ONCE_NS 20000u
 
 long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_t len, int64_t timeout_ms,
                   tb_error *err) {
@@ -237,16 +227,10 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
       break;
     }
     if (!waited && wait_first(s, e)) {
-      uint64_t t_poll = tb_now_ns();
       waited = 1;
       w = tb_sock_wait(s, TB_WAIT_READ, deadline, err);
       if (w < 0)
         break;
-      if (w > 0 && tb_now_ns() - t_poll < TB_POLL_AT_ONCE_NS) {
-        lock(s);
-        s->peer_ahead = 1;
-        unlock(s);
-      }
       if (w == 0) {
         tb_err_set(err, TB_ERR_TIMEOUT, "Read timed out");
         break;
