@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 
 static tb_sock *sock_alloc(int fd, int family, tb_error *err) {
@@ -19,15 +18,8 @@ static tb_sock *sock_alloc(int fd, int family, tb_error *err) {
     tb_err_set(err, TB_ERR_MEMORY, "out of memory creating a socket");
     return NULL;
   }
-  s->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (s->wake < 0) {
-    tb_err_set(err, TB_ERR_SOCKET, "eventfd: %s", strerror(errno));
-    free(s);
-    return NULL;
-  }
   if (pthread_mutex_init(&s->mu, NULL) != 0) {
     tb_err_set(err, TB_ERR_MEMORY, "cannot create the socket's mutex");
-    close(s->wake);
     free(s);
     return NULL;
   }
@@ -81,8 +73,6 @@ static void sock_release(tb_sock *s) {
   if (s->fd >= 0)
     close(s->fd);
   s->fd = -1;
-  close(s->wake);
-  s->wake = -1;
 }
 
 void tb_sock_free(tb_sock *s) {
@@ -109,13 +99,18 @@ void tb_sock_leave(tb_sock *s) {
 }
 
 /* Marks the socket closed, wakes every thread waiting on it and drops the
- * owner's reference; the descriptor closes when the last caller leaves. */
+ * owner's reference; the descriptor closes when the last caller leaves.
+ * The wake is shutdown(2), which makes a poll on a connected, connecting or
+ * listening TCP socket return at once, as it does for every later poll: no
+ * eventfd per socket (two syscalls to make and close it, a third to signal
+ * it). When no other thread is inside a call there is no one to wake, and
+ * a thread that enters later sees `closed` (both sides are seq_cst: either
+ * this load sees its reference or its load sees closed). */
 void tb_sock_close(tb_sock *s) {
-  uint64_t one = 1;
   if (atomic_exchange(&s->closed, 1))
     return;
-  while (write(s->wake, &one, sizeof one) < 0 && errno == EINTR) {
-  }
+  if (atomic_load(&s->refs) > 1)
+    shutdown(s->fd, SHUT_RDWR);
   tb_sock_leave(s);
 }
 
@@ -124,7 +119,7 @@ uint64_t tb_deadline(int64_t timeout_ms) {
 }
 
 int tb_sock_wait(tb_sock *s, int what, uint64_t deadline_ns, tb_error *err) {
-  struct pollfd p[2];
+  struct pollfd p;
   for (;;) {
     int ms = -1, rc;
     if (atomic_load(&s->closed)) {
@@ -137,24 +132,21 @@ int tb_sock_wait(tb_sock *s, int what, uint64_t deadline_ns, tb_error *err) {
         return 0;
       ms = (int)((deadline_ns - now + 999999u) / 1000000u);
     }
-    p[0].fd = s->fd;
-    p[0].events = (short)((what & TB_WAIT_READ ? POLLIN : 0) | (what & TB_WAIT_WRITE ? POLLOUT : 0));
-    p[0].revents = 0;
-    p[1].fd = s->wake;
-    p[1].events = POLLIN;
-    p[1].revents = 0;
-    rc = poll(p, 2, ms);
+    p.fd = s->fd;
+    p.events = (short)((what & TB_WAIT_READ ? POLLIN : 0) | (what & TB_WAIT_WRITE ? POLLOUT : 0));
+    p.revents = 0;
+    rc = poll(&p, 1, ms);
     if (rc < 0) {
       if (errno == EINTR)
         continue;
       tb_err_set(err, TB_ERR_SOCKET, "poll: %s", strerror(errno));
       return -1;
     }
-    if (p[1].revents) {
+    if (atomic_load(&s->closed)) {
       tb_err_set(err, TB_ERR_SOCKET, "Socket closed");
       return -1;
     }
-    if (p[0].revents)
+    if (p.revents)
       return 1; /* errors and hang-ups too: the next call reports them */
   }
 }

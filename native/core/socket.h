@@ -5,7 +5,7 @@
  *
  * Threads: one reader, one writer, one handshaker at a time, and close()
  * from anywhere. The descriptor is non-blocking; every wait is a poll() on
- * it plus an eventfd that close() signals, done outside the mutex, which is
+ * it, which close() ends with shutdown(2), done outside the mutex, which is
  * held only while inside OpenSSL. Each caller holds a reference for the
  * length of its call; close() only marks and wakes, and whoever drops the
  * last reference closes the descriptor and frees the SSL, so nothing is
@@ -39,21 +39,6 @@ enum { TB_WAIT_READ = 1, TB_WAIT_WRITE = 2 };
 #define TB_SOCK_TASK_BASE (-16)
 #define TB_SOCK_TASK(task) (TB_SOCK_TASK_BASE - (task))
 
-typedef struct tb_sock {
-  int fd;
-  int wake;                 /* eventfd: readable once close() was called */
-  int family;
-  atomic_int refs;          /* 1 for the owner + 1 per thread inside a call */
-  atomic_int closed;
-  atomic_int released;      /* fd, eventfd and SSL are gone (struct lives on) */
-  atomic_int shut_in, shut_out;
-  pthread_mutex_t mu;       /* held only while inside OpenSSL */
-  tb_engine *e;             /* NULL until TLS is attached (never for a listener) */
-  /* Called with e->owner just before the engine is freed, on the thread
-   * that drops the last reference, so the glue can release its handle. */
-  void (*release_owner)(void *owner);
-} tb_sock;
-
 /* An address as Java passes it: 4 or 16 bytes, a port, an IPv6 scope. */
 typedef struct tb_addr {
   uint8_t bytes[16];
@@ -61,6 +46,30 @@ typedef struct tb_addr {
   int port;
   uint32_t scope;
 } tb_addr;
+
+typedef struct tb_sock {
+  int fd;
+  int family;
+  atomic_int refs;          /* 1 for the owner + 1 per thread inside a call */
+  atomic_int closed;
+  atomic_int released;      /* fd, eventfd and SSL are gone (struct lives on) */
+  atomic_int shut_in, shut_out;
+  pthread_mutex_t mu;       /* held only while inside OpenSSL */
+  int rd_drained;           /* the last read() left the kernel queue empty (mu) */
+  tb_engine *e;             /* NULL until TLS is attached (never for a listener) */
+  /* Addresses known without asking the kernel: [0] local, [1] peer, valid
+   * when bit 1 << i of `named` is set. An accepted socket gets its peer from
+   * accept4 and, when the listener is bound to one address, its local
+   * address from the listener; a listener caches its own at its first
+   * accept (under mu, in `local_known`). */
+  tb_addr names[2];
+  int named;
+  int local_known;
+  /* Called with e->owner just before the engine is freed, on the thread
+   * that drops the last reference, so the glue can release its handle. */
+  void (*release_owner)(void *owner);
+} tb_sock;
+
 
 /* socket.c: descriptors, references, waits */
 tb_sock *tb_sock_new(int family, tb_error *err);

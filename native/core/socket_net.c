@@ -85,6 +85,35 @@ int tb_sock_listen(tb_sock *s, int backlog, tb_error *err) {
   return rc;
 }
 
+static int any_address(const tb_addr *a) {
+  static const uint8_t zero[16];
+  return memcmp(a->bytes, zero, (size_t)a->len) == 0;
+}
+
+/* What getsockname and getpeername would say for a socket accept4 just
+ * made, so that asking costs no syscalls: two per connection, for a server
+ * that logs or checks who connected. */
+static void name_accepted(tb_sock *l, tb_sock *c, const struct sockaddr_storage *peer) {
+  from_sockaddr(peer, &c->names[1]);
+  c->named = 2;
+  pthread_mutex_lock(&l->mu);
+  if (!l->local_known) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    memset(&ss, 0, sizeof ss);
+    if (getsockname(l->fd, (struct sockaddr *)&ss, &len) == 0) {
+      from_sockaddr(&ss, &l->names[0]);
+      l->local_known = 1;
+    }
+  }
+  /* a wildcard listener accepts on whichever address the client chose */
+  if (l->local_known && !any_address(&l->names[0]) && l->names[0].len == c->names[1].len) {
+    c->names[0] = l->names[0];
+    c->named |= 1;
+  }
+  pthread_mutex_unlock(&l->mu);
+}
+
 tb_sock *tb_sock_accept(tb_sock *s, int64_t timeout_ms, tb_error *err) {
   uint64_t deadline = tb_deadline(timeout_ms);
   tb_sock *out = NULL;
@@ -96,6 +125,8 @@ tb_sock *tb_sock_accept(tb_sock *s, int64_t timeout_ms, tb_error *err) {
     int fd = accept4(s->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC), w;
     if (fd >= 0) {
       out = tb_sock_wrap(fd, ss.ss_family == AF_INET6 ? AF_INET6 : AF_INET, err);
+      if (out)
+        name_accepted(s, out, &ss);
       break;
     }
     if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
@@ -229,6 +260,11 @@ int tb_sock_name(tb_sock *s, int peer, tb_addr *a, tb_error *err) {
   int rc;
   if (tb_sock_enter(s, err) < 0)
     return -1;
+  if (s->named & (1 << !!peer)) {
+    *a = s->names[!!peer];
+    tb_sock_leave(s);
+    return 0;
+  }
   memset(&ss, 0, sizeof ss);
   rc = peer ? getpeername(s->fd, (struct sockaddr *)&ss, &len) : getsockname(s->fd, (struct sockaddr *)&ss, &len);
   if (rc < 0)

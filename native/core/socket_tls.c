@@ -12,6 +12,21 @@
 #include <time.h>
 #include <openssl/err.h>
 
+/* Remembers whether the descriptor's last read() came back short (or found
+ * nothing): the kernel's queue was then empty, so the next read would most
+ * likely fail with EAGAIN and cost a syscall before the poll it leads to.
+ * The socket BIO is the SSL's rbio and wbio; only reads matter. Runs inside
+ * OpenSSL, under the socket's mutex. */
+static long note_read(BIO *b, int oper, const char *argp, size_t len, int argi, long argl, int ret,
+                      size_t *done) {
+  (void)argp, (void)argi, (void)argl;
+  if (oper == (BIO_CB_READ | BIO_CB_RETURN)) {
+    tb_sock *s = (tb_sock *)BIO_get_callback_arg(b);
+    s->rd_drained = !(ret > 0 && done && *done == len);
+  }
+  return ret;
+}
+
 int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
   tb_engine *e;
   if (s->e) {
@@ -34,6 +49,8 @@ int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
    * a body: one syscall less per record. Safe with our loops, which always
    * ask OpenSSL before polling the descriptor. */
   SSL_set_read_ahead(e->ssl, 1);
+  BIO_set_callback_arg(SSL_get_rbio(e->ssl), (char *)s);
+  BIO_set_callback_ex(SSL_get_rbio(e->ssl), note_read);
   s->e = e;
   return 0;
 }
@@ -93,7 +110,8 @@ int tb_sock_handshake(tb_sock *s, int64_t timeout_ms, void *glue, tb_error *err)
     count_io(e);
     if (step < 0) {
       e->error_pending = 0;
-      *err = e->err;
+      if (!closed_err(s, err))
+        *err = e->err;
     }
     unlock(s);
     if (step == 1) {
@@ -125,6 +143,11 @@ int tb_sock_handshake(tb_sock *s, int64_t timeout_ms, void *glue, tb_error *err)
  * default), 0 means err now holds the error. Mutex held. */
 static int io_failure(tb_sock *s, int se, int saved_errno, int reading, tb_error *err) {
   unsigned long code = ERR_peek_error();
+  /* close() on another thread shut the descriptor down under this call */
+  if (closed_err(s, err)) {
+    tb_err_reset();
+    return 0;
+  }
   if (se == SSL_ERROR_ZERO_RETURN) {
     s->e->flags |= TB_F_PEER_CLOSED;
     return 1;
@@ -201,10 +224,25 @@ static uint8_t *begin_call(tb_sock *s, tb_pin_fn pin, void *arg, tb_error *err) 
   return p;
 }
 
+/* Whether a read should wait for the descriptor before calling OpenSSL: the
+ * kernel had nothing left at the last read() and OpenSSL holds no bytes of
+ * its own (read ahead: whole records, or part of one, may sit in its buffer
+ * while the descriptor is not readable, and then waiting could block for
+ * good). Saves the read() that would fail with EAGAIN on every request of
+ * a keep-alive connection. */
+static int wait_first(tb_sock *s, tb_engine *e) {
+  int r;
+  lock(s);
+  r = s->rd_drained && !SSL_has_pending(e->ssl) && !atomic_load(&s->closed);
+  unlock(s);
+  return r;
+}
+
 long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_t len, int64_t timeout_ms,
                   tb_error *err) {
   uint64_t deadline = tb_deadline(timeout_ms);
   long out = TB_SOCK_ERR;
+  int waited = 0;
   tb_engine *e;
   if (len == 0)
     return 0;
@@ -221,6 +259,17 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
     if (atomic_load(&s->shut_in)) {
       out = TB_SOCK_EOF;
       break;
+    }
+    if (!waited && wait_first(s, e)) {
+      waited = 1;
+      w = tb_sock_wait(s, TB_WAIT_READ, deadline, err);
+      if (w < 0)
+        break;
+      if (w == 0) {
+        tb_err_set(err, TB_ERR_TIMEOUT, "Read timed out");
+        break;
+      }
+      continue;
     }
     p = begin_call(s, pin, arg, err);
     if (!p)

@@ -6,7 +6,8 @@
 # per target, and at least one PNG; BenchmarkSSLSocket cells proven
 # server-side; each JVM cell's warm-up recorded, each judged target paired
 # (ratios, A/B orders, seed); the instruction counts; the tlsbridge-probe
-# pass and perf profiles (or their NOT AVAILABLE line). Before the run,
+# pass and perf profiles (or their NOT AVAILABLE line); syscalls per request
+# (bench/runner/syscalls.py: native socket vs SunJSSE, counts). Before the run,
 # tests/bench/verdicts.py checks the verdict logic on made-up windows.
 # Prints one line per check and a SUMMARY.
 # Variants missing from this build are listed as NOT AVAILABLE in the report
@@ -29,6 +30,14 @@ scripts/bench --quick --out "$OUT" >"$OUT/bench.log" 2>&1
 RC=$?
 ELAPSED=$(( $(date +%s) - START ))
 tail -40 "$OUT/bench.log"
+# syscalls per request (counts, not times: stable on a shared machine)
+if command -v strace >/dev/null; then
+  python3 bench/runner/syscalls.py --servers tlsbridge,sunjsse --n 50 --warmup 500 --json "$OUT/syscalls.json" \
+    >"$OUT/syscalls.log" 2>&1
+  cat "$OUT/syscalls.log"
+else
+  echo "     NOT AVAILABLE: syscall counts (strace is not installed)"
+fi
 python3 - "$OUT" "$RC" "$ELAPSED" "$VP" "$VF" <<'PY'
 import glob, json, os, sys
 out, rc, elapsed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -140,6 +149,18 @@ ph = r.get("meta", {}).get("phases", {})
 check("results.json records the time per phase (full-run estimate calibration)", "server start" in ph, str(list(ph)))
 j = r.get("jmh", {})
 check("JMH quick run produced results", bool(j.get("ok")) and len(j.get("results", [])) > 0, j.get("reason", ""))
+sc = os.path.join(out, "syscalls.json")
+if os.path.exists(sc) or os.path.exists(os.path.join(out, "syscalls.log")):
+    per = json.load(open(sc))["per_request"] if os.path.exists(sc) else {}
+    tot = lambda srv, sc_: sum(v for k, v in per.get(srv, {}).get(sc_, {}).items() if not k.startswith("("))
+    check("syscalls.py counted tlsbridge and SunJSSE", "tlsbridge" in per and "sunjsse" in per)
+    if "tlsbridge" in per and "sunjsse" in per:
+        # issue 16 item 3: <= 3 per keep-alive request, a new connection no more than SunJSSE's
+        check("native socket: at most 3 syscalls per keep-alive request", tot("tlsbridge", "keep-alive") <= 3.3,
+              f"{tot('tlsbridge', 'keep-alive'):.2f}")
+        check("native socket: no more syscalls per new connection than SunJSSE's SSLServerSocket",
+              tot("tlsbridge", "new connection") <= tot("sunjsse", "new connection"),
+              f"{tot('tlsbridge', 'new connection'):.2f} vs {tot('sunjsse', 'new connection'):.2f}")
 for x in navail:
     print(f"     NOT AVAILABLE: {x['what']}: {x['why']}")
 print(f"quick run: {elapsed}s")

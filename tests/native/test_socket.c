@@ -38,12 +38,10 @@ static int handshake(tb_sock *s, tb_keymat *k) {
 
 static uint64_t ms_since(uint64_t t0) { return (tb_now_ns() - t0) / 1000000u; }
 
-static void *client_main(void *arg) {
+static tb_sock *connect_client(void) {
   tb_error err;
   tb_addr a;
-  char buf[16] = {0};
   tb_sock *c = tb_sock_new(AF_INET, &err);
-  (void)arg;
   memset(&a, 0, sizeof a);
   a.len = 4;
   a.port = port;
@@ -52,6 +50,14 @@ static void *client_main(void *arg) {
   CHECK(tb_sock_connect(c, &a, 2000, &err) == 0);
   CHECK(tb_sock_attach(c, ctx, 1, &err) == 0);
   CHECK(handshake(c, NULL) == 0);
+  return c;
+}
+
+static void *client_main(void *arg) {
+  tb_error err;
+  char buf[16] = {0};
+  tb_sock *c = connect_client();
+  (void)arg;
   CHECK(wr(c, "hello", 5, &err) == 5);
   CHECK(rd(c, buf, 5, 5000, &err) == 5);
   CHECK(memcmp(buf, "world", 5) == 0);
@@ -59,6 +65,47 @@ static void *client_main(void *arg) {
   CHECK(rd(c, buf, sizeof buf, 5000, &err) == TB_SOCK_EOF);
   tb_sock_free(c);
   return NULL;
+}
+
+/* Two records in one write(), so they reach the server in one segment and
+ * its read-ahead takes both with one read(): afterwards the second record
+ * sits in OpenSSL's buffer while the descriptor is not readable. Then the
+ * client waits for the server's "done". */
+static void *two_records_client(void *arg) {
+  tb_error err;
+  char buf[8];
+  char *data;
+  long n;
+  BIO *mem = BIO_new(BIO_s_mem()), *sock;
+  tb_sock *c = connect_client();
+  size_t w1 = 0, w2 = 0;
+  (void)arg;
+  sock = SSL_get_wbio(c->e->ssl);
+  BIO_up_ref(sock);
+  SSL_set0_wbio(c->e->ssl, mem);
+  CHECK(SSL_write_ex(c->e->ssl, "first", 5, &w1) && SSL_write_ex(c->e->ssl, "second", 6, &w2));
+  n = BIO_get_mem_data(mem, &data);
+  CHECK(n > 11 && write(c->fd, data, (size_t)n) == n);
+  SSL_set0_wbio(c->e->ssl, sock);
+  CHECK(rd(c, buf, 4, 5000, &err) == 4 && memcmp(buf, "done", 4) == 0);
+  tb_sock_free(c);
+  return NULL;
+}
+
+static void names_match_kernel(tb_sock *s) {
+  for (int peer = 0; peer < 2; peer++) {
+    tb_error err;
+    tb_addr cached, kernel;
+    struct sockaddr_in in;
+    socklen_t len = sizeof in;
+    CHECK(tb_sock_name(s, peer, &cached, &err) == 0);
+    CHECK((peer ? getpeername : getsockname)(s->fd, (struct sockaddr *)&in, &len) == 0);
+    memset(&kernel, 0, sizeof kernel);
+    memcpy(kernel.bytes, &in.sin_addr, 4);
+    kernel.len = 4;
+    kernel.port = ntohs(in.sin_port);
+    CHECK(memcmp(&cached, &kernel, sizeof kernel) == 0);
+  }
 }
 
 typedef struct blocked {
@@ -104,6 +151,9 @@ int main(void) {
   pthread_create(&client, NULL, client_main, NULL);
   s = tb_sock_accept(l, 5000, &err);
   CHECK(s != NULL);
+  /* both names come from accept4 and the listener, and match the kernel's */
+  CHECK(s->named == 3);
+  names_match_kernel(s);
   CHECK(tb_sock_attach(s, ctx, 0, &err) == 0);
   CHECK(handshake(s, key) == 0);
   CHECK(rd(s, buf, 5, 5000, &err) == 5);
@@ -114,6 +164,26 @@ int main(void) {
   CHECK(wr(s, "world", 5, &err) == 5);
   CHECK(s->e->stats.app_in == 5 && s->e->stats.app_out == 5 && s->e->stats.bytes_out > 0);
   tb_sock_close_notify(s);
+  pthread_join(client, NULL);
+  tb_sock_free(s);
+
+  /* read ahead: whatever OpenSSL already holds is returned without waiting
+   * for the descriptor, available() counts decrypted bytes, and a read with
+   * nothing held still times out */
+  pthread_create(&client, NULL, two_records_client, NULL);
+  s = tb_sock_accept(l, 5000, &err);
+  CHECK(s && tb_sock_attach(s, ctx, 0, &err) == 0 && handshake(s, key) == 0);
+  CHECK(rd(s, buf, 3, 5000, &err) == 3 && memcmp(buf, "fir", 3) == 0);
+  CHECK(tb_sock_pending(s) == 2);
+  CHECK(rd(s, buf, 3, 5000, &err) == 2 && memcmp(buf, "st", 2) == 0);
+  CHECK(tb_sock_pending(s) == 0 && SSL_has_pending(s->e->ssl));
+  t0 = tb_now_ns();
+  CHECK(rd(s, buf, sizeof buf, 3000, &err) == 6 && memcmp(buf, "second", 6) == 0);
+  CHECK(ms_since(t0) < 1000);
+  t0 = tb_now_ns();
+  CHECK(rd(s, buf, sizeof buf, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
+  CHECK(ms_since(t0) >= 99 && ms_since(t0) < 1000);
+  CHECK(wr(s, "done", 4, &err) == 4);
   pthread_join(client, NULL);
   tb_sock_free(s);
 
