@@ -1,6 +1,7 @@
 /* What an SSLSession reports, read from the SSL once the handshake has got
  * far enough; Java snapshots it so a session outlives its engine. */
 #include "jni_util.h"
+#include "../core/session_cache.h"
 
 #include <string.h>
 #include <openssl/x509v3.h>
@@ -38,6 +39,24 @@ static jlong session_time(JNIEnv *env, jclass c, jlong h) {
 static jboolean reused(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
   return SSL_session_reused(e->ssl) ? JNI_TRUE : JNI_FALSE;
+}
+
+/* The token shared by a session and every resumption of it, or null. */
+static jbyteArray session_origin(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  const unsigned char *tok;
+  size_t n;
+  return tb_session_origin(e->ssl, &tok, &n) ? tb_bytes(env, tok, n) : NULL;
+}
+
+/* SSLContext.init again: the new SSL_CTX keeps the previous one's sessions. */
+static void ctx_share_sessions(JNIEnv *env, jclass c, jlong ctx, jlong prev) {
+  tb_error err;
+  ERR_clear_error();
+  if (tb_sessions_share(tb_ptr(ctx), tb_ptr(prev)) != 0) {
+    tb_err_from_openssl(&err, TB_ERR_MEMORY, "cannot keep the session caches across init");
+    tb_throw(env, &err);
+  }
 }
 
 static jobjectArray peer_chain(JNIEnv *env, jclass c, jlong h) {
@@ -167,6 +186,8 @@ const JNINativeMethod tb_session_methods[] = {
     TB_N("sessionId", "(J)[B", session_id),
     TB_N("sessionTime", "(J)J", session_time),
     TB_N("reused", "(J)Z", reused),
+    TB_N("sessionOrigin", "(J)[B", session_origin),
+    TB_N("ctxShareSessions", "(JJ)V", ctx_share_sessions),
     TB_N("peerChain", "(J)[[B", peer_chain),
     TB_N("localChain", "(J)[[B", local_chain),
     TB_N("peerSigAlgs", "(J)[I", peer_sigalgs),
