@@ -69,6 +69,45 @@ class SessionContextTest {
     }
 
     /**
+     * Without tickets the server resumes from its own cache, by session id
+     * (TLS 1.2) or stateful ticket (TLS 1.3): the resumed session still
+     * reports the full handshake's chains, and the cache's size limit holds.
+     */
+    @ParameterizedTest
+    @CsvSource({"TLSv1.2", "TLSv1.3"})
+    void statefulServerCache(String protocol) throws Exception {
+        SSLContext server;
+        System.setProperty("tlsbridge.sessionTickets", "false");
+        try {
+            server = Contexts.server(Contexts.TLSBRIDGE, "rsa");
+        } finally {
+            System.clearProperty("tlsbridge.sessionTickets");
+        }
+        SSLContext client = Contexts.clientWithCert(Contexts.TLSBRIDGE);
+        EnginePair first = new EnginePair(client, server, false, "localhost", 6001);
+        first.client.setEnabledProtocols(new String[] {protocol});
+        first.server.setNeedClientAuth(true);
+        first.handshake();
+        first.send(first.server, new byte[4]);
+        EnginePair again = new EnginePair(client, server, false, "localhost", 6001);
+        again.client.setEnabledProtocols(new String[] {protocol});
+        again.server.setNeedClientAuth(true);
+        again.handshake();
+        SSLSession a = first.server.getSession();
+        SSLSession b = again.server.getSession();
+        assertTrue(TlsBridgeProvider.isResumed(b), "server resumed from its cache");
+        assertArrayEquals(a.getLocalCertificates(), b.getLocalCertificates());
+        assertArrayEquals(a.getPeerCertificates(), b.getPeerCertificates());
+        assertEquals(2, b.getPeerCertificates().length, "client chain: leaf + CA");
+
+        server.getServerSessionContext().setSessionCacheSize(1);
+        connect(client, server, protocol, 6002);
+        connect(client, server, protocol, 6003); // pushes 6002's session out of the server's cache
+        assertFalse(TlsBridgeProvider.isResumed(connect(client, server, protocol, 6002).server.getSession()),
+                "evicted from the server cache");
+    }
+
+    /**
      * Limits set while handshakes run: nothing breaks, and the new values
      * govern the sessions made afterwards.
      */
