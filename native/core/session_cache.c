@@ -96,10 +96,14 @@ static void drop(cache *c, entry *e) {
   c->size--;
 }
 
-static int expired(const cache *c, SSL_SESSION *s) {
+static int too_old(long timeout, SSL_SESSION *s) {
   long age = (long)time(NULL) - (long)SSL_SESSION_get_time(s);
-  return !SSL_SESSION_is_resumable(s) || (c->timeout > 0 && age > c->timeout) ||
-         age > (long)SSL_SESSION_get_timeout(s);
+  return !SSL_SESSION_is_resumable(s) || (timeout > 0 && age > timeout) || age > (long)SSL_SESSION_get_timeout(s);
+}
+
+/* Lock held. */
+static int expired(const cache *c, SSL_SESSION *s) {
+  return too_old(c->timeout, s);
 }
 
 /* Over the size limit, or expired at the old end: constant work per new
@@ -289,7 +293,7 @@ static SSL_TICKET_RETURN dec_ticket_cb(SSL *ssl, SSL_SESSION *ss, const unsigned
   if (status != SSL_TICKET_SUCCESS && status != SSL_TICKET_SUCCESS_RENEW)
     return SSL_TICKET_RETURN_IGNORE_RENEW;
   st = store_of(SSL_get_SSL_CTX(ssl));
-  if (st && ss && expired(&st->server, ss))
+  if (st && ss && too_old(cache_timeout(&st->server), ss))
     return SSL_TICKET_RETURN_IGNORE_RENEW;
   return status == SSL_TICKET_SUCCESS ? SSL_TICKET_RETURN_USE : SSL_TICKET_RETURN_USE_RENEW;
 }
