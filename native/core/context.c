@@ -79,9 +79,8 @@ SSL_CTX *tb_ctx_new(tb_error *err) {
   SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_ENABLE_PARTIAL_WRITE);
   SSL_CTX_clear_mode(ctx, SSL_MODE_AUTO_RETRY);
   tb_install_callbacks(ctx);
-  tb_client_cache_install(ctx);
-  if (tb_client_cache_attach(ctx, 20480, 86400) != 0) {
-    tb_err_set(err, TB_ERR_MEMORY, "cannot create the client session cache");
+  if (tb_sessions_install(ctx) != 0) {
+    tb_err_set(err, TB_ERR_MEMORY, "cannot create the session caches");
     SSL_CTX_free(ctx);
     return NULL;
   }

@@ -1,204 +1,400 @@
-/* The client-side session cache, keyed by "host:port", so a new engine or
- * socket to the same peer resumes. It is shared by every connection of a
- * context and written from connections (new-session callback), so it has
- * its own lock; nothing here touches the SSL_CTX's own fields. */
+/* The session caches of one SSLContext, and the token that ties a resumed
+ * session to its full handshake.
+ *
+ * Every SSL_CTX made for one SSLContext shares one store (ex_data, counted
+ * references), so a second init keeps the sessions, as SunJSSE keeps its
+ * session contexts; the new SSL_CTX also takes the old one's ticket keys.
+ * OpenSSL's internal cache is off: both caches here have their own lock,
+ * and their size and timeout change under it, so a limit set on a live
+ * context never writes the SSL_CTX. Client sessions are filed by
+ * "host:port", server sessions by id (TLS 1.2, and TLS 1.3 without tickets).
+ *
+ * Each new session gets a random origin token in OpenSSL's ticket app data:
+ * it travels inside stateless tickets and is copied to every session derived
+ * from the session (TLS 1.3 tickets), so Java can find what the full
+ * handshake established when the session is resumed. */
 #include "session_cache.h"
 #include "tb_alloc.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <openssl/rand.h>
 
 #define BUCKETS 1024
+#define ORIGIN_LEN 16
+#define FOREVER (86400L * 365) /* timeout 0 means no limit, as in JSSE */
 
 typedef struct entry {
-  struct entry *next;
+  struct entry *chain;         /* next in the bucket */
+  struct entry *older, *newer; /* use order, for eviction */
   SSL_SESSION *sess;
-  uint64_t stamp;
-  char key[];
+  size_t klen;
+  unsigned char key[];
 } entry;
 
-struct tb_client_cache {
+typedef struct cache {
   pthread_mutex_t mu;
   entry *b[BUCKETS];
-  size_t size, cap;
-  long timeout;
-  uint64_t clock;
+  entry *oldest, *newest;
+  size_t size, cap; /* cap 0: unbounded */
+  long timeout;     /* seconds, 0: the session's own */
+} cache;
+
+struct tb_sessions {
+  atomic_int refs;
+  cache client, server;
 };
 
-static int cache_index = -1;
-static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static int store_index = -1;
+static pthread_once_t store_once = PTHREAD_ONCE_INIT;
 
-static void free_cache(tb_client_cache *c) {
-  size_t i;
-  if (!c)
-    return;
-  for (i = 0; i < BUCKETS; i++) {
-    entry *e = c->b[i];
-    while (e) {
-      entry *n = e->next;
-      SSL_SESSION_free(e->sess);
-      free(e);
-      e = n;
-    }
-  }
-  pthread_mutex_destroy(&c->mu);
-  free(c);
-}
-
-static void ex_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp) {
-  free_cache(ptr);
-}
-
-static void make_index(void) {
-  cache_index = SSL_CTX_get_ex_new_index(0, "tlsbridge client cache", NULL, NULL, ex_free);
-}
-
-static uint32_t hash(const char *k) {
+static uint32_t hash(const unsigned char *k, size_t n) {
   uint32_t h = 2166136261u;
-  while (*k)
-    h = (h ^ (unsigned char)*k++) * 16777619u;
+  while (n--)
+    h = (h ^ *k++) * 16777619u;
   return h % BUCKETS;
 }
 
-tb_client_cache *tb_client_cache_of(SSL_CTX *ctx) {
-  pthread_once(&cache_once, make_index);
-  return cache_index < 0 ? NULL : SSL_CTX_get_ex_data(ctx, cache_index);
+static entry **slot(cache *c, const unsigned char *k, size_t n) {
+  entry **pp = &c->b[hash(k, n)];
+  while (*pp && !((*pp)->klen == n && memcmp((*pp)->key, k, n) == 0))
+    pp = &(*pp)->chain;
+  return pp;
 }
 
-int tb_client_cache_attach(SSL_CTX *ctx, size_t cap, long timeout) {
-  tb_client_cache *c = tb_client_cache_of(ctx);
-  if (c) {
-    pthread_mutex_lock(&c->mu);
-    c->cap = cap;
-    c->timeout = timeout;
-    pthread_mutex_unlock(&c->mu);
-    return 0;
-  }
-  c = tb_calloc(1, sizeof *c);
-  if (!c || pthread_mutex_init(&c->mu, NULL) != 0) {
-    free(c);
-    return -1;
-  }
+static void age_unlink(cache *c, entry *e) {
+  if (e->older)
+    e->older->newer = e->newer;
+  else
+    c->oldest = e->newer;
+  if (e->newer)
+    e->newer->older = e->older;
+  else
+    c->newest = e->older;
+  e->older = e->newer = NULL;
+}
+
+static void age_push(cache *c, entry *e) {
+  e->older = c->newest;
+  e->newer = NULL;
+  if (c->newest)
+    c->newest->newer = e;
+  else
+    c->oldest = e;
+  c->newest = e;
+}
+
+/* Keys are unique, so the slot of e's key is e's. */
+static void drop(cache *c, entry *e) {
+  *slot(c, e->key, e->klen) = e->chain;
+  age_unlink(c, e);
+  SSL_SESSION_free(e->sess);
+  free(e);
+  c->size--;
+}
+
+static int too_old(long timeout, SSL_SESSION *s) {
+  long age = (long)time(NULL) - (long)SSL_SESSION_get_time(s);
+  return !SSL_SESSION_is_resumable(s) || (timeout > 0 && age > timeout) || age > (long)SSL_SESSION_get_timeout(s);
+}
+
+/* Lock held. */
+static int expired(const cache *c, SSL_SESSION *s) {
+  return too_old(c->timeout, s);
+}
+
+/* Over the size limit, or expired at the old end: constant work per new
+ * session, as in the Java session context. */
+static void trim(cache *c) {
+  while (c->oldest && ((c->cap > 0 && c->size > c->cap) || expired(c, c->oldest->sess)))
+    drop(c, c->oldest);
+}
+
+static int cache_init(cache *c, size_t cap, long timeout) {
+  memset(c, 0, sizeof *c);
   c->cap = cap;
   c->timeout = timeout;
-  if (!SSL_CTX_set_ex_data(ctx, cache_index, c)) {
-    free_cache(c);
-    return -1;
-  }
-  return 0;
+  return pthread_mutex_init(&c->mu, NULL) == 0 ? 0 : -1;
 }
 
-static int expired(const tb_client_cache *c, SSL_SESSION *s) {
-  long age = (long)time(NULL) - (long)SSL_SESSION_get_time(s);
-  return !SSL_SESSION_is_resumable(s) || (c->timeout > 0 && age > c->timeout) ||
-         age > (long)SSL_SESSION_get_timeout(s);
+static void cache_destroy(cache *c) {
+  while (c->oldest)
+    drop(c, c->oldest);
+  pthread_mutex_destroy(&c->mu);
 }
 
-static void evict_oldest(tb_client_cache *c) {
-  entry **victim = NULL;
-  size_t i;
-  for (i = 0; i < BUCKETS; i++) {
-    entry **pp;
-    for (pp = &c->b[i]; *pp; pp = &(*pp)->next)
-      if (!victim || (*pp)->stamp < (*victim)->stamp)
-        victim = pp;
-  }
-  if (victim) {
-    entry *e = *victim;
-    *victim = e->next;
-    SSL_SESSION_free(e->sess);
-    free(e);
-    c->size--;
-  }
+static void cache_limits(cache *c, size_t cap, long timeout) {
+  pthread_mutex_lock(&c->mu);
+  c->cap = cap;
+  c->timeout = timeout;
+  trim(c);
+  pthread_mutex_unlock(&c->mu);
 }
 
-void tb_client_cache_put(tb_client_cache *c, const char *key, SSL_SESSION *s) {
-  entry **pp, *e;
-  size_t klen = strlen(key);
-  if (!c)
-    return;
-  e = tb_malloc(sizeof *e + klen + 1);
+static long cache_timeout(cache *c) {
+  long t;
+  pthread_mutex_lock(&c->mu);
+  t = c->timeout;
+  pthread_mutex_unlock(&c->mu);
+  return t;
+}
+
+static void cache_put(cache *c, const unsigned char *key, size_t klen, SSL_SESSION *s) {
+  entry *e = tb_malloc(sizeof *e + klen), **pp;
   if (!e || !SSL_SESSION_up_ref(s)) {
     free(e);
     return;
   }
-  memcpy(e->key, key, klen + 1);
+  memcpy(e->key, key, klen);
+  e->klen = klen;
   e->sess = s;
   pthread_mutex_lock(&c->mu);
-  e->stamp = ++c->clock;
-  for (pp = &c->b[hash(key)]; *pp; pp = &(*pp)->next) {
-    if (strcmp((*pp)->key, key) == 0) {
-      entry *old = *pp;
-      e->next = old->next;
-      *pp = e;
-      SSL_SESSION_free(old->sess);
-      free(old);
-      pthread_mutex_unlock(&c->mu);
-      return;
-    }
-  }
-  e->next = c->b[hash(key)];
-  c->b[hash(key)] = e;
+  pp = slot(c, key, klen);
+  if (*pp)
+    drop(c, *pp);
+  e->chain = c->b[hash(key, klen)];
+  c->b[hash(key, klen)] = e;
+  age_push(c, e);
   c->size++;
-  while (c->cap > 0 && c->size > c->cap)
-    evict_oldest(c);
+  trim(c);
   pthread_mutex_unlock(&c->mu);
 }
 
-/* A TLS 1.3 ticket is taken out (use once, as RFC 8446 advises; the server
- * sends fresh ones); a TLS 1.2 session stays for the next connection. */
-SSL_SESSION *tb_client_cache_get(tb_client_cache *c, const char *key) {
-  entry **pp;
+/* A TLS 1.3 session is taken out (a ticket is used once, as RFC 8446
+ * advises; the server sends fresh ones); a TLS 1.2 session stays. The caller
+ * owns one reference to the result. */
+static SSL_SESSION *cache_get(cache *c, const unsigned char *key, size_t klen) {
   SSL_SESSION *out = NULL;
-  if (!c)
-    return NULL;
+  entry *e;
   pthread_mutex_lock(&c->mu);
-  for (pp = &c->b[hash(key)]; *pp; pp = &(*pp)->next) {
-    entry *e = *pp;
-    if (strcmp(e->key, key) != 0)
-      continue;
-    if (expired(c, e->sess) || SSL_SESSION_get_protocol_version(e->sess) >= TLS1_3_VERSION) {
-      *pp = e->next;
-      c->size--;
-      if (!expired(c, e->sess))
-        out = e->sess; /* our reference passes to the caller */
-      else
-        SSL_SESSION_free(e->sess);
-      free(e);
-    } else if (SSL_SESSION_up_ref(e->sess)) {
-      e->stamp = ++c->clock;
-      out = e->sess;
-    }
-    break;
+  e = *slot(c, key, klen);
+  if (e && !expired(c, e->sess) && SSL_SESSION_up_ref(e->sess))
+    out = e->sess;
+  if (e && (!out || SSL_SESSION_get_protocol_version(out) >= TLS1_3_VERSION)) {
+    drop(c, e);
+  } else if (e) {
+    age_unlink(c, e);
+    age_push(c, e);
   }
   pthread_mutex_unlock(&c->mu);
   return out;
 }
 
-/* OpenSSL hands every new client session (TLS 1.3 tickets arrive after the
- * handshake) to this callback; it is filed under the engine's peer key. */
+static void cache_remove(cache *c, const unsigned char *key, size_t klen) {
+  entry *e;
+  pthread_mutex_lock(&c->mu);
+  e = *slot(c, key, klen);
+  if (e)
+    drop(c, e);
+  pthread_mutex_unlock(&c->mu);
+}
+
+static void release(tb_sessions *s) {
+  if (s && atomic_fetch_sub(&s->refs, 1) == 1) {
+    cache_destroy(&s->client);
+    cache_destroy(&s->server);
+    free(s);
+  }
+}
+
+static void ex_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp) {
+  release(ptr);
+}
+
+static void make_index(void) {
+  store_index = SSL_CTX_get_ex_new_index(0, "tlsbridge sessions", NULL, NULL, ex_free);
+}
+
+static tb_sessions *store_of(SSL_CTX *ctx) {
+  pthread_once(&store_once, make_index);
+  return store_index < 0 ? NULL : SSL_CTX_get_ex_data(ctx, store_index);
+}
+
+/* Only on a session no other connection can see yet. */
+static void ensure_origin(SSL_SESSION *s) {
+  void *d = NULL;
+  size_t n = 0;
+  unsigned char tok[ORIGIN_LEN];
+  if (!s || (SSL_SESSION_get0_ticket_appdata(s, &d, &n) && d && n))
+    return;
+  if (RAND_bytes(tok, sizeof tok) == 1)
+    SSL_SESSION_set1_ticket_appdata(s, tok, sizeof tok);
+}
+
+/* The session's lifetime is set when it is made, from the server cache's
+ * timeout of the moment; stateless tickets carry it. */
+static void set_lifetime(tb_sessions *st, SSL_SESSION *s) {
+  long t = cache_timeout(&st->server);
+  SSL_SESSION_set_timeout(s, t > 0 ? t : FOREVER);
+}
+
+/* Every new session, on both sides; OpenSSL hands it over before any other
+ * connection can use it (TLS 1.3 clients: each ticket, after the handshake). */
 static int new_session_cb(SSL *ssl, SSL_SESSION *sess) {
   tb_engine *e = tb_engine_of(ssl);
-  if (e && (e->flags & TB_F_CLIENT) && e->peer_key[0])
-    tb_client_cache_put(tb_client_cache_of(SSL_get_SSL_CTX(ssl)), e->peer_key, sess);
+  tb_sessions *st = store_of(SSL_get_SSL_CTX(ssl));
+  unsigned int n = 0;
+  const unsigned char *id;
+  if (!e || !st)
+    return 0;
+  ensure_origin(sess);
+  if (e->flags & TB_F_CLIENT) {
+    if (e->peer_key[0])
+      cache_put(&st->client, (const unsigned char *)e->peer_key, strlen(e->peer_key), sess);
+    return 0;
+  }
+  /* a stateless TLS 1.3 ticket needs nothing kept here */
+  if (SSL_SESSION_get_protocol_version(sess) >= TLS1_3_VERSION && !(SSL_get_options(ssl) & SSL_OP_NO_TICKET))
+    return 0;
+  set_lifetime(st, sess);
+  id = SSL_SESSION_get_id(sess, &n);
+  if (n > 0)
+    cache_put(&st->server, id, n, sess);
   return 0; /* the cache took its own reference */
 }
 
-void tb_client_cache_install(SSL_CTX *ctx) {
-  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_BOTH);
+static SSL_SESSION *get_session_cb(SSL *ssl, const unsigned char *id, int len, int *copy) {
+  tb_sessions *st = store_of(SSL_get_SSL_CTX(ssl));
+  *copy = 0; /* cache_get's reference passes to OpenSSL */
+  return st && len > 0 ? cache_get(&st->server, id, (size_t)len) : NULL;
+}
+
+static void remove_session_cb(SSL_CTX *ctx, SSL_SESSION *sess) {
+  tb_sessions *st = store_of(ctx);
+  unsigned int n = 0;
+  const unsigned char *id = SSL_SESSION_get_id(sess, &n);
+  if (st && n > 0)
+    cache_remove(&st->server, id, n);
+}
+
+/* Server, before a ticket is sealed: a full handshake's session gets its
+ * origin and lifetime. A resumed one keeps both (in TLS 1.2 it may be the
+ * cached object other connections share). */
+static int gen_ticket_cb(SSL *ssl, void *arg) {
+  tb_sessions *st = store_of(SSL_get_SSL_CTX(ssl));
+  SSL_SESSION *s = SSL_get_session(ssl);
+  if (!s || SSL_session_reused(ssl))
+    return 1;
+  ensure_origin(s);
+  if (st)
+    set_lifetime(st, s);
+  return 1;
+}
+
+/* A ticket older than the server cache's current timeout is not resumed:
+ * a shorter timeout applies to tickets already out, as it does to cached
+ * sessions. */
+static SSL_TICKET_RETURN dec_ticket_cb(SSL *ssl, SSL_SESSION *ss, const unsigned char *name, size_t name_len,
+                                       SSL_TICKET_STATUS status, void *arg) {
+  tb_sessions *st;
+  if (status != SSL_TICKET_SUCCESS && status != SSL_TICKET_SUCCESS_RENEW)
+    return SSL_TICKET_RETURN_IGNORE_RENEW;
+  st = store_of(SSL_get_SSL_CTX(ssl));
+  if (st && ss && too_old(cache_timeout(&st->server), ss))
+    return SSL_TICKET_RETURN_IGNORE_RENEW;
+  return status == SSL_TICKET_SUCCESS ? SSL_TICKET_RETURN_USE : SSL_TICKET_RETURN_USE_RENEW;
+}
+
+/* A TLS 1.3 client's full-handshake session: its tickets, which arrive
+ * later, are copies of it and inherit the origin. A TLS 1.2 client's
+ * session got its origin in new_session_cb. */
+static void info_cb(const SSL *ssl, int where, int ret) {
+  if ((where & SSL_CB_HANDSHAKE_DONE) && !SSL_is_server(ssl) && !SSL_session_reused(ssl) &&
+      SSL_version(ssl) >= TLS1_3_VERSION)
+    ensure_origin(SSL_get_session(ssl));
+}
+
+int tb_sessions_install(SSL_CTX *ctx) {
+  tb_sessions *st;
+  if (store_of(ctx))
+    return 0;
+  if (store_index < 0 || !(st = tb_calloc(1, sizeof *st)))
+    return -1;
+  atomic_init(&st->refs, 1);
+  if (cache_init(&st->client, TB_SESSION_CACHE_SIZE, TB_SESSION_TIMEOUT) != 0) {
+    free(st);
+    return -1;
+  }
+  if (cache_init(&st->server, TB_SESSION_CACHE_SIZE, TB_SESSION_TIMEOUT) != 0) {
+    pthread_mutex_destroy(&st->client.mu);
+    free(st);
+    return -1;
+  }
+  if (!SSL_CTX_set_ex_data(ctx, store_index, st)) {
+    release(st);
+    return -1;
+  }
+  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_BOTH | SSL_SESS_CACHE_NO_INTERNAL);
   SSL_CTX_sess_set_new_cb(ctx, new_session_cb);
+  SSL_CTX_sess_set_get_cb(ctx, get_session_cb);
+  SSL_CTX_sess_set_remove_cb(ctx, remove_session_cb);
+  SSL_CTX_set_info_callback(ctx, info_cb);
+  SSL_CTX_set_timeout(ctx, TB_SESSION_TIMEOUT);
+  return SSL_CTX_set_session_ticket_cb(ctx, gen_ticket_cb, dec_ticket_cb, NULL) == 1 ? 0 : -1;
+}
+
+int tb_sessions_share(SSL_CTX *ctx, SSL_CTX *prev) {
+  tb_sessions *mine = store_of(ctx), *theirs = store_of(prev);
+  unsigned char keys[128];
+  long n = SSL_CTX_get_tlsext_ticket_keys(prev, NULL, 0);
+  int ok;
+  if (!theirs || theirs == mine)
+    return 0;
+  /* Ticket keys are written only when an SSL_CTX is made, so reading the
+   * live previous context is safe; the new one is not in use yet. */
+  ok = n > 0 && n <= (long)sizeof keys && SSL_CTX_get_tlsext_ticket_keys(prev, keys, n) == 1 &&
+       SSL_CTX_set_tlsext_ticket_keys(ctx, keys, n) == 1;
+  OPENSSL_cleanse(keys, sizeof keys);
+  if (!ok)
+    return -1;
+  atomic_fetch_add(&theirs->refs, 1);
+  if (!SSL_CTX_set_ex_data(ctx, store_index, theirs)) {
+    release(theirs);
+    return -1;
+  }
+  release(mine);
+  return 0;
+}
+
+static int limits(SSL_CTX *ctx, int client, size_t cap, long timeout) {
+  tb_sessions *st = store_of(ctx);
+  if (!st)
+    return -1;
+  cache_limits(client ? &st->client : &st->server, cap, timeout);
+  return 0;
+}
+
+int tb_client_cache_attach(SSL_CTX *ctx, size_t cap, long timeout) {
+  return limits(ctx, 1, cap, timeout);
+}
+
+int tb_server_cache_limits(SSL_CTX *ctx, size_t cap, long timeout) {
+  return limits(ctx, 0, cap, timeout);
+}
+
+int tb_session_origin(SSL *ssl, const unsigned char **tok, size_t *len) {
+  void *d = NULL;
+  size_t n = 0;
+  SSL_SESSION *s = SSL_get_session(ssl);
+  if (!s || !SSL_SESSION_get0_ticket_appdata(s, &d, &n) || !d || n == 0)
+    return 0;
+  *tok = d;
+  *len = n;
+  return 1;
 }
 
 int tb_engine_set_peer(tb_engine *e, const char *key) {
+  tb_sessions *st = store_of(SSL_get_SSL_CTX(e->ssl));
   SSL_SESSION *s;
   size_t n = strlen(key);
   if (n >= sizeof e->peer_key)
     n = sizeof e->peer_key - 1;
   memcpy(e->peer_key, key, n);
   e->peer_key[n] = '\0';
-  s = tb_client_cache_get(tb_client_cache_of(SSL_get_SSL_CTX(e->ssl)), e->peer_key);
+  s = st ? cache_get(&st->client, (const unsigned char *)e->peer_key, n) : NULL;
   if (!s)
     return 0;
   SSL_set_session(e->ssl, s);

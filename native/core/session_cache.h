@@ -2,15 +2,21 @@
 #define TB_SESSION_CACHE_H
 #include "tb.h"
 
-typedef struct tb_client_cache tb_client_cache;
+/* SunJSSE's defaults for both sides. */
+#define TB_SESSION_CACHE_SIZE 20480
+#define TB_SESSION_TIMEOUT 86400
 
-/* Creates (or re-limits) the cache of a context; cap 0 = unbounded, timeout in s (0 = session's own). */
+typedef struct tb_sessions tb_sessions;
+
+/* At SSL_CTX creation: a new store and the callbacks that fill it. */
+int tb_sessions_install(SSL_CTX *ctx);
+/* A new SSL_CTX, not yet used, takes prev's store and ticket keys (SSLContext.init again). */
+int tb_sessions_share(SSL_CTX *ctx, SSL_CTX *prev);
+/* Limits of a side's cache, at any time; cap 0 = unbounded, timeout in s (0 = none). */
 int tb_client_cache_attach(SSL_CTX *ctx, size_t cap, long timeout);
-tb_client_cache *tb_client_cache_of(SSL_CTX *ctx);
-void tb_client_cache_put(tb_client_cache *c, const char *key, SSL_SESSION *s);
-/* A session to offer (the caller owns one reference), or NULL. */
-SSL_SESSION *tb_client_cache_get(tb_client_cache *c, const char *key);
-void tb_client_cache_install(SSL_CTX *ctx);
+int tb_server_cache_limits(SSL_CTX *ctx, size_t cap, long timeout);
+/* The origin token of the connection's session: 1 and the bytes, or 0. */
+int tb_session_origin(SSL *ssl, const unsigned char **tok, size_t *len);
 /* Client: names the peer ("host:port") and offers its cached session, if any (returns 1). */
 int tb_engine_set_peer(tb_engine *e, const char *key);
 #endif

@@ -5,6 +5,7 @@
 #include "../core/ciphers.h"
 #include "../core/keylog.h"
 #include "../core/keys.h"
+#include "../core/session_cache.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,12 +58,11 @@ static void ctx_client_ca_names(JNIEnv *env, jclass c, jlong h, jobjectArray nam
   SSL_CTX_set_client_CA_list(ctx, sk); /* takes ownership */
 }
 
+/* The server cache's limits: kept in tlsbridge's own cache, under its lock,
+ * so changing them never writes the live SSL_CTX. */
 static void ctx_session_cache(JNIEnv *env, jclass c, jlong h, jint size, jint timeout_s) {
-  SSL_CTX *ctx = tb_ptr(h);
-  if (size >= 0)
-    SSL_CTX_sess_set_cache_size(ctx, size == 0 ? SSL_SESSION_CACHE_MAX_SIZE_DEFAULT * 100 : size);
-  if (timeout_s >= 0)
-    SSL_CTX_set_timeout(ctx, timeout_s == 0 ? 86400L * 365 : timeout_s);
+  if (tb_server_cache_limits(tb_ptr(h), (size_t)size, timeout_s) != 0)
+    tb_throw_kind(env, TB_ERR_MEMORY, "cannot configure the server session cache");
 }
 
 /* SSL_OP_* bits for every SSL made from this context afterwards (set once,

@@ -42,6 +42,24 @@ static jboolean reused(JNIEnv *env, jclass c, jlong h) {
   return SSL_session_reused(e->ssl) ? JNI_TRUE : JNI_FALSE;
 }
 
+/* The token shared by a session and every resumption of it, or null. */
+static jbyteArray session_origin(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  const unsigned char *tok;
+  size_t n;
+  return tb_session_origin(e->ssl, &tok, &n) ? tb_bytes(env, tok, n) : NULL;
+}
+
+/* SSLContext.init again: the new SSL_CTX keeps the previous one's sessions. */
+static void ctx_share_sessions(JNIEnv *env, jclass c, jlong ctx, jlong prev) {
+  tb_error err;
+  ERR_clear_error();
+  if (tb_sessions_share(tb_ptr(ctx), tb_ptr(prev)) != 0) {
+    tb_err_from_openssl(&err, TB_ERR_MEMORY, "cannot keep the session caches across init");
+    tb_throw(env, &err);
+  }
+}
+
 static jobjectArray peer_chain(JNIEnv *env, jclass c, jlong h) {
   tb_engine *e = tb_ptr(h);
   X509 *leaf = SSL_get0_peer_certificate(e->ssl);
@@ -189,6 +207,8 @@ const JNINativeMethod tb_session_methods[] = {
     TB_N("sessionId", "(J)[B", session_id),
     TB_N("sessionTime", "(J)J", session_time),
     TB_N("reused", "(J)Z", reused),
+    TB_N("sessionOrigin", "(J)[B", session_origin),
+    TB_N("ctxShareSessions", "(JJ)V", ctx_share_sessions),
     TB_N("peerChain", "(J)[[B", peer_chain),
     TB_N("localChain", "(J)[[B", local_chain),
     TB_N("peerSigAlgs", "(J)[I", peer_sigalgs),

@@ -2,6 +2,7 @@
  * of the JSSE contract, close_notify, and bad input. */
 #include "test_support.h"
 #include "ciphers.h"
+#include "session_cache.h"
 
 #include <string.h>
 
@@ -295,6 +296,57 @@ static void test_whole_records(void) {
   tb_ctx_free(ctx);
 }
 
+/* Copies the origin token of a side's session; 0 when it has none. */
+static size_t origin_of(tb_engine *e, unsigned char *buf, size_t cap) {
+  const unsigned char *tok;
+  size_t n;
+  if (!tb_session_origin(e->ssl, &tok, &n) || n > cap)
+    return 0;
+  memcpy(buf, tok, n);
+  return n;
+}
+
+/* A second SSL_CTX that took the first one's store (SSLContext.init again)
+ * resumes its sessions after the first is gone, and each side's resumed
+ * session carries the origin token of its full handshake. */
+static void test_sessions_across_contexts(int version) {
+  tb_error err;
+  SSL_CTX *first = tb_ctx_new(&err), *second = tb_ctx_new(&err);
+  tb_pair p;
+  unsigned char srv[64], cli[64], got[64];
+  size_t srv_len, cli_len;
+  CHECK(first != NULL && second != NULL);
+  if (!first || !second)
+    return;
+  CHECK(tb_pair_open(&p, first, "rsa") == 0);
+  CHECK(tb_configure(p.client->ssl, NULL, NULL, 0, version, &err) == 0);
+  CHECK(tb_engine_set_peer(p.client, "localhost:1") == 0);
+  CHECK(tb_pair_handshake(&p) == 0);
+  CHECK(!SSL_session_reused(p.server->ssl));
+  CHECK((srv_len = origin_of(p.server, srv, sizeof srv)) > 0);
+  CHECK((cli_len = origin_of(p.client, cli, sizeof cli)) > 0);
+  CHECK(srv_len != cli_len || memcmp(srv, cli, srv_len) != 0);
+  CHECK(tb_sessions_share(second, first) == 0);
+  /* as after close_notify: OpenSSL marks the session of a connection freed
+   * without one as not resumable */
+  SSL_set_shutdown(p.client->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+  SSL_set_shutdown(p.server->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+  tb_pair_close(&p);
+  tb_ctx_free(first);
+
+  CHECK(tb_pair_open(&p, second, "rsa") == 0);
+  CHECK(tb_configure(p.client->ssl, NULL, NULL, 0, version, &err) == 0);
+  CHECK(tb_engine_set_peer(p.client, "localhost:1") == 1);
+  CHECK(tb_pair_handshake(&p) == 0);
+  CHECK(SSL_session_reused(p.client->ssl) && SSL_session_reused(p.server->ssl));
+  CHECK(origin_of(p.server, got, sizeof got) == srv_len && memcmp(got, srv, srv_len) == 0);
+  CHECK(origin_of(p.client, got, sizeof got) == cli_len && memcmp(got, cli, cli_len) == 0);
+  CHECK(tb_server_cache_limits(second, 1, 1) == 0);
+  CHECK(tb_client_cache_attach(second, 1, 1) == 0);
+  tb_pair_close(&p);
+  tb_ctx_free(second);
+}
+
 int main(void) {
   test_handshake_and_data("rsa", TLS1_3_VERSION);
   test_handshake_and_data("rsa", TLS1_2_VERSION);
@@ -305,6 +357,8 @@ int main(void) {
   test_post_handshake_auth();
   test_stacked_key_updates();
   test_whole_records();
+  test_sessions_across_contexts(TLS1_2_VERSION);
+  test_sessions_across_contexts(TLS1_3_VERSION);
   if (tb_test_failures) {
     fprintf(stderr, "%d check(s) failed\n", tb_test_failures);
     return 1;

@@ -4,6 +4,7 @@ import java.lang.ref.Reference;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntBinaryOperator;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.X509ExtendedKeyManager;
 import javax.net.ssl.X509TrustManager;
@@ -35,7 +36,13 @@ public final class ContextState {
     private final SessionContextImpl clientSessions;
     private final SessionContextImpl serverSessions;
 
-    ContextState(String protocol, X509ExtendedKeyManager km, X509TrustManager tm) throws SSLException {
+    /**
+     * @param previous the state an earlier init made, or null: its session
+     *     contexts and caches carry over, as SunJSSE's SSLContextImpl keeps
+     *     its session contexts across init
+     */
+    ContextState(String protocol, X509ExtendedKeyManager km, X509TrustManager tm, ContextState previous)
+            throws SSLException {
         this.protocol = protocol;
         this.suites = CipherSuites.get();
         long c = Native.ctxNew();
@@ -48,16 +55,30 @@ public final class ContextState {
         this.serverSuites = customSuites("jdk.tls.server.cipherSuites");
         this.clientProtocols = customProtocols("jdk.tls.client.protocols");
         this.serverProtocols = customProtocols("jdk.tls.server.protocols");
-        this.clientSessions = new SessionContextImpl((size, timeout) -> {
+        IntBinaryOperator clientLimits = (size, timeout) -> {
             Native.ctxClientCache(c, size, timeout);
             Reference.reachabilityFence(this);
             return 0;
-        });
-        this.serverSessions = new SessionContextImpl((size, timeout) -> {
+        };
+        IntBinaryOperator serverLimits = (size, timeout) -> {
             Native.ctxSessionCache(c, size, timeout);
             Reference.reachabilityFence(this);
             return 0;
-        });
+        };
+        if (previous == null) {
+            this.clientSessions = new SessionContextImpl(clientLimits);
+            this.serverSessions = new SessionContextImpl(serverLimits);
+        } else {
+            try {
+                Native.ctxShareSessions(c, previous.ctx);
+            } finally {
+                Reference.reachabilityFence(previous);
+            }
+            // the limits now reach the shared caches through this context, so
+            // the previous one can be collected once its connections are gone
+            this.clientSessions = previous.clientSessions.rebind(clientLimits);
+            this.serverSessions = previous.serverSessions.rebind(serverLimits);
+        }
         Native.ctxClientCaNames(c, caNames(tm));
         if ("false".equalsIgnoreCase(System.getProperty("tlsbridge.sessionTickets", "true"))) {
             Native.ctxOptions(c, NativeConstants.SSL_OP_NO_TICKET, 0);

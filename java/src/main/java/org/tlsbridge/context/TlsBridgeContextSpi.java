@@ -31,7 +31,7 @@ public abstract class TlsBridgeContextSpi extends javax.net.ssl.SSLContextSpi {
     @Override
     protected void engineInit(KeyManager[] km, TrustManager[] tm, SecureRandom sr) throws KeyManagementException {
         try {
-            state = new ContextState(protocol, Managers.keyManager(km), Managers.trustManager(tm));
+            state = new ContextState(protocol, Managers.keyManager(km), Managers.trustManager(tm), state);
         } catch (SSLException e) {
             throw new KeyManagementException("cannot create the OpenSSL context: " + e.getMessage(), e);
         }

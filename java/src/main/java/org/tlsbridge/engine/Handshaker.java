@@ -64,7 +64,7 @@ public final class Handshaker {
         this.socket = socket;
         ContextState ctx = cfg.context();
         this.session = new TlsBridgeSession(cfg.clientMode() ? ctx.clientSessions() : ctx.serverSessions(),
-                peerHost, peerPort);
+                cfg.clientMode() || peerHost != null ? peerHost : serverSidePeerHost(socket), peerPort);
         if (cfg.clientMode()) {
             session.requestedServerNames = cfg.requestedServerNames();
         }
@@ -259,6 +259,12 @@ public final class Handshaker {
         return sni != null ? sni : session.getPeerHost();
     }
 
+    /** A server socket's session names its peer by address, as SunJSSE's does; an engine's by nothing. */
+    private static String serverSidePeerHost(Socket socket) {
+        java.net.InetAddress a = socket == null ? null : socket.getInetAddress();
+        return a == null ? null : a.getHostAddress();
+    }
+
     /** Server: the client's chain, synchronously from inside OpenSSL (owner's lock held). */
     public int verifyClient(long ssl, byte[][] der) {
         try {
@@ -385,7 +391,14 @@ public final class Handshaker {
             s.creationTime = t;
         }
         s.resumed = Native.reused(ssl);
-        if (s.peerCerts == null) {
+        byte[] origin = Native.sessionOrigin(ssl);
+        SessionContextImpl sessions = (SessionContextImpl) s.getSessionContext();
+        TlsBridgeSession first = s.resumed && origin != null ? sessions.origin(origin) : null;
+        if (first != null) {
+            s.peerCerts = first.peerCerts;
+            s.localCerts = first.localCerts;
+            s.creationTime = first.creationTime;
+        } else if (s.peerCerts == null) {
             byte[][] der = Native.peerChain(ssl);
             if (der != null) {
                 try {
@@ -395,7 +408,12 @@ public final class Handshaker {
                 }
             }
         }
-        s.localCerts = localChain(ssl);
+        if (first == null) {
+            s.localCerts = localChain(ssl);
+        }
+        if (!s.resumed && origin != null) {
+            sessions.remember(origin, s);
+        }
         byte[] staple = Native.ocspResponse(ssl);
         if (staple != null) {
             s.statusResponses = List.of(staple);
@@ -404,7 +422,7 @@ public final class Handshaker {
         s.applicationProtocol = a == null ? "" : a;
         s.touch();
         if (cfg.sessionCreation()) {
-            ((SessionContextImpl) s.getSessionContext()).add(s);
+            sessions.add(s);
         }
         return s;
     }

@@ -12,9 +12,13 @@ import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSessionContext;
 
 /**
- * The sessions of one side of a context, as JSSE lists them. OpenSSL keeps
- * the resumable state; this keeps what Java code may ask for by id, with the
- * same size and timeout limits, which are also pushed to OpenSSL's cache.
+ * The sessions of one side of a context, as JSSE lists them. The native
+ * cache keeps the resumable state; this keeps what Java code may ask for by
+ * id, and each full handshake's session by its origin token so a resumption
+ * reports what that handshake established (OpenSSL keeps only the peer's leaf
+ * in a ticket and picks no local certificate when it resumes). The same size
+ * and timeout limits govern both maps and are pushed to the native cache.
+ * One instance lives as long as its SSLContext, across init, as in SunJSSE.
  */
 public final class SessionContextImpl implements SSLSessionContext {
     private static final int DEFAULT_SIZE = 20480;
@@ -22,7 +26,8 @@ public final class SessionContextImpl implements SSLSessionContext {
 
     /** Insertion order = creation order, so the eldest entry is the first to expire or go. */
     private final LinkedHashMap<ByteBuffer, TlsBridgeSession> sessions = new LinkedHashMap<>();
-    private final IntBinaryOperator nativeLimits;
+    private final LinkedHashMap<ByteBuffer, TlsBridgeSession> origins = new LinkedHashMap<>();
+    private volatile IntBinaryOperator nativeLimits;
     private int size = DEFAULT_SIZE;
     private int timeout = DEFAULT_TIMEOUT;
 
@@ -47,6 +52,24 @@ public final class SessionContextImpl implements SSLSessionContext {
         trim(System.currentTimeMillis());
     }
 
+    /** A full handshake's session, under the token its resumptions will carry. */
+    synchronized void remember(byte[] origin, TlsBridgeSession s) {
+        origins.put(ByteBuffer.wrap(origin.clone()), s);
+        trim(origins, System.currentTimeMillis());
+    }
+
+    /** The full handshake's session a resumption descends from, or null when it has expired or gone. */
+    synchronized TlsBridgeSession origin(byte[] origin) {
+        TlsBridgeSession s = origins.get(ByteBuffer.wrap(origin));
+        return s == null || expired(s) ? null : s;
+    }
+
+    /** After a second init: limits now go to the new context's native handle. */
+    public SessionContextImpl rebind(IntBinaryOperator limits) {
+        nativeLimits = limits;
+        return this;
+    }
+
     synchronized void remove(TlsBridgeSession s) {
         sessions.remove(ByteBuffer.wrap(s.id), s);
     }
@@ -61,10 +84,14 @@ public final class SessionContextImpl implements SSLSessionContext {
     }
 
     private void trim(long now) {
-        Iterator<TlsBridgeSession> it = sessions.values().iterator();
+        trim(sessions, now);
+    }
+
+    private void trim(LinkedHashMap<ByteBuffer, TlsBridgeSession> map, long now) {
+        Iterator<TlsBridgeSession> it = map.values().iterator();
         while (it.hasNext()) {
             TlsBridgeSession s = it.next();
-            if ((size > 0 && sessions.size() > size) || expired(s, now)) {
+            if ((size > 0 && map.size() > size) || expired(s, now)) {
                 it.remove();
             } else {
                 break;
@@ -76,7 +103,9 @@ public final class SessionContextImpl implements SSLSessionContext {
     private void sweep() {
         long now = System.currentTimeMillis();
         sessions.values().removeIf(s -> expired(s, now));
+        origins.values().removeIf(s -> expired(s, now));
         trim(now);
+        trim(origins, now);
     }
 
     @Override
@@ -111,8 +140,9 @@ public final class SessionContextImpl implements SSLSessionContext {
             timeout = seconds;
             sweep();
         }
-        if (nativeLimits != null) {
-            nativeLimits.applyAsInt(getSessionCacheSize(), seconds);
+        IntBinaryOperator n = nativeLimits;
+        if (n != null) {
+            n.applyAsInt(getSessionCacheSize(), seconds);
         }
     }
 
@@ -130,8 +160,9 @@ public final class SessionContextImpl implements SSLSessionContext {
             size = entries;
             sweep();
         }
-        if (nativeLimits != null) {
-            nativeLimits.applyAsInt(entries, getSessionTimeout());
+        IntBinaryOperator n = nativeLimits;
+        if (n != null) {
+            n.applyAsInt(entries, getSessionTimeout());
         }
     }
 

@@ -103,6 +103,12 @@ public final class Native {
 
     public static native boolean reused(long engine);
 
+    /** A random token shared by a session and every resumption of it (OpenSSL's ticket app data), or null. */
+    public static native byte[] sessionOrigin(long engine);
+
+    /** A second init: the new, unused SSL_CTX takes the previous one's session caches and ticket keys. */
+    public static native void ctxShareSessions(long ctx, long previous) throws javax.net.ssl.SSLException;
+
     public static native byte[][] peerChain(long engine);
 
     public static native byte[][] localChain(long engine);

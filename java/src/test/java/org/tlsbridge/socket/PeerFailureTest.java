@@ -37,7 +37,21 @@ import org.tlsbridge.test.Contexts;
 class PeerFailureTest {
     private static final InetAddress LO = InetAddress.getLoopbackAddress();
     // RSA: the handshake has the same size every time (ECDSA signatures vary)
-    private static final SSLContext SERVER = Contexts.server(Contexts.TLSBRIDGE, "rsa");
+    private static final SSLContext SERVER = statelessTicketsOff();
+
+    /**
+     * The cut points need flights of a fixed size. A stateless ticket's size
+     * moves by a cipher block with the random ticket_age_add OpenSSL encodes
+     * in the sealed session; a stateful ticket is a fixed-size id.
+     */
+    private static SSLContext statelessTicketsOff() {
+        System.setProperty("tlsbridge.sessionTickets", "false");
+        try {
+            return Contexts.server(Contexts.TLSBRIDGE, "rsa");
+        } finally {
+            System.clearProperty("tlsbridge.sessionTickets");
+        }
+    }
     private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "peer-failure");
         t.setDaemon(true);
