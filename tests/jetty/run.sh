@@ -136,8 +136,8 @@ for V in $JETTY_VERSIONS; do
     again=$(s_client "$PORT" "-tls${tls/./_}" -sess_in "$sess")
     check "Jetty $V: TLS $tls full handshake answers 200" contains "$first" "New, TLSv$tls" "HTTP/1.1 200"
     check "Jetty $V: TLS $tls session resumed from -sess_in (s_client: Reused)" contains "$again" "Reused, TLSv$tls"
-    status=$(grep -m1 -oE '^HTTP/1.1 [0-9]+[^'$'\r'']*' <<<"$again")
-    check "Jetty $V: TLS $tls resumed connection answers 200 (got '${status:-nothing}'; '400 Invalid SNI' until getLocalCertificates() works on resumed sessions)" \
+    status=$(grep -m1 -oE '^HTTP/1.1 [0-9]+' <<<"$again")$(grep -q "Invalid SNI" <<<"$again" && echo ", Invalid SNI")
+    check "Jetty $V: TLS $tls resumed connection answers 200 (got '${status:-nothing}'; 400 Invalid SNI until getLocalCertificates() works on resumed sessions)" \
       contains "$again" "HTTP/1.1 200" "resumed=true"
   done
 
