@@ -17,3 +17,21 @@ finish() {
   exit $?
 }
 not_run() { echo "NOT RUN: $SUITE: $*"; echo "SUMMARY $SUITE: $PASS passed, $FAIL failed"; exit "${NOT_RUN_RC:-0}"; }
+
+# suite_jar: JAR=the absolute path of target/tlsbridge-*.jar, packaged first if missing (not_run if that fails).
+suite_jar() {
+  JAR=$(ls target/tlsbridge-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1)
+  if [[ -z $JAR ]]; then
+    echo "no tlsbridge jar in target/: packaging it" >&2
+    mvn -B -q -DskipTests -DskipCtest=true package >/dev/null 2>&1
+    JAR=$(ls target/tlsbridge-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1)
+  fi
+  [[ -n $JAR ]] || not_run "cannot build the tlsbridge jar"
+  JAR=$(readlink -f "$JAR")
+}
+
+# suite_ca: a throw-away CA (ca.key, ca.pem) in the current directory, valid two days.
+suite_ca() {
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=tlsbridge suite CA" \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+}
