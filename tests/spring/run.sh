@@ -106,15 +106,21 @@ served() {
   check "$what" $ok
 }
 
+# build_app BOOT-VERSION tomcat|jetty: compiles the app, sets CP
+build_app() {
+  local out=$WORK/build-$1-$2.log
+  if ! mvn -B -q -f "$HERE/app/pom.xml" -Dboot.version="$1" -Dboot.server="$2" -Dmdep.outputFile="$WORK/cp-$1-$2.txt" \
+      compile dependency:build-classpath >"$out" 2>&1; then
+    tail -40 "$out"
+    check "Spring Boot $1 ($2): the test app builds against Maven Central's artifacts" false
+    return 1
+  fi
+  CP="$HERE/app/target/boot-$1-$2/classes:$(cat "$WORK/cp-$1-$2.txt"):$JAR"
+}
+
 for BV in $BOOT_VERSIONS; do
   log "Spring Boot $BV: building the test app"
-  if ! mvn -B -q -f "$HERE/app/pom.xml" -Dboot.version="$BV" -Dmdep.outputFile="$WORK/cp-$BV.txt" \
-      compile dependency:build-classpath >"$WORK/build-$BV.log" 2>&1; then
-    tail -40 "$WORK/build-$BV.log"
-    check "Spring Boot $BV: the test app builds against Maven Central's artifacts" false
-    continue
-  fi
-  CP="$HERE/app/target/boot-$BV/classes:$(cat "$WORK/cp-$BV.txt"):$JAR"
+  build_app "$BV" tomcat || continue
   B="boot $BV"
 
   # 1. an SSL bundle of PEM files (encrypted key) with reload-on-update, HTTP/2 on
@@ -241,5 +247,31 @@ for BV in $BOOT_VERSIONS; do
   fi
   stop_app
   JVM_OPTS=
+
+  # 5. embedded Jetty: the TLSBridge provider on Spring Boot's SslContextFactory.Server
+  log "Spring Boot $BV: building the test app with Jetty"
+  build_app "$BV" jetty || continue
+  B="boot $BV jetty"
+  L=$WORK/jetty-$BV.log
+  if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-password=store-secret \
+      --server.ssl.trust-store="$PKI/trust.p12" --server.ssl.trust-store-password=trust-secret \
+      --server.ssl.client-auth=need; then
+    check "$B: app starts with key store, trust store, client-auth need" true
+    served "$B: start log names tlsbridge and OpenSSL" "$(grep -E 'served by tlsbridge' "$L")" "tlsbridge" "OpenSSL"
+    served "$B: mTLS curl HTTP/1.1 TLS 1.2" \
+      "$(ccurl -v --http1.1 --tlsv1.2 --tls-max 1.2 --cert "$PKI/client.pem" --key "$PKI/client.key")" \
+      "$TB_SESSION" "SSL connection using TLSv1.2" "peer=CN=suite client"
+    served "$B: mTLS curl HTTP/1.1 TLS 1.3" \
+      "$(ccurl -v --http1.1 --tlsv1.3 --cert "$PKI/client.pem" --key "$PKI/client.key")" \
+      "$TB_SESSION" "SSL connection using TLSv1.3" "peer=CN=suite client"
+    served "$B: mTLS HttpClient on tlsbridge" "$(client HTTP_1_1 TLSv1.3 "$PKI/client.p12" client-secret)" \
+      status=200 "$TB_SESSION" "peer=CN=suite client"
+    out=$(ccurl --http1.1)
+    check "$B: mTLS without a client certificate: no response" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
+  else
+    tail -40 "$L"
+    check "$B: app starts with key store, trust store, client-auth need" false
+  fi
+  stop_app
 done
 finish

@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Import;
  */
 @AutoConfiguration
 @ConditionalOnProperty(prefix = "tlsbridge", name = "enabled", havingValue = "true", matchIfMissing = true)
-@Import({TomcatBoot3Configuration.class, TomcatBoot4Configuration.class})
+@Import({TomcatBoot3Configuration.class, TomcatBoot4Configuration.class, JettyBoot3Configuration.class,
+        JettyBoot4Configuration.class})
 public class TlsBridgeAutoConfiguration {
 }

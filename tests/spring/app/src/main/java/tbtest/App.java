@@ -10,7 +10,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The servlet application of tests/spring/run.sh. GET /tls answers with what
+ * The servlet application of tests/spring/run.sh (Tomcat or Jetty). GET /tls answers with what
  * the server saw of this connection: the class of its SSLSession (tlsbridge's
  * or the JDK's), protocol, cipher suite, HTTP version and client certificate.
  */
@@ -38,11 +38,19 @@ public class App {
     }
 
     /**
-     * Tomcat hands the request only its JSSESupport; the SSLSession inside is
-     * read by reflection (test code only) because it is the one thing that
-     * tells, on the server side, which provider served the connection.
+     * The class of the connection's SSLSession: the one thing that tells, on
+     * the server side, which provider served it. Jetty hands the request its
+     * SslSessionData; Tomcat only its JSSESupport, whose session is read by
+     * reflection (test code only).
      */
     private static String sessionClass(HttpServletRequest req) throws Exception {
+        Object jetty = req.getAttribute("org.eclipse.jetty.io.Endpoint.SslSessionData");
+        if (jetty != null) {
+            // Jetty 12 hands out its SslSessionData, whose sslSession() is public API
+            SSLSession s = (SSLSession) Class.forName("org.eclipse.jetty.io.EndPoint$SslSessionData")
+                    .getMethod("sslSession").invoke(jetty);
+            return s.getClass().getName();
+        }
         Object mgr = req.getAttribute("jakarta.servlet.request.ssl_session_mgr");
         if (mgr == null) {
             return "none";
