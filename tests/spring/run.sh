@@ -2,7 +2,7 @@
 # Spring Boot applications whose embedded server speaks TLS through tlsbridge
 # with no code and no configuration beyond the tlsbridge jar on the class
 # path (auto-configuration org.tlsbridge.spring), for Spring Boot 3.5
-# (Tomcat 10.1) and 4.0 (Tomcat 11), built from Maven Central:
+# (Tomcat 10.1, Jetty 12.0) and 4.0 (Tomcat 11, Jetty 12.1), built from Maven Central:
 #   1. server.ssl.* with a PEM certificate and encrypted PEM key, HTTP/2 on:
 #      curl HTTP/1.1 and h2, TLS 1.2 and 1.3, Java's HttpClient on tlsbridge
 #      (h2 and 1.1); every answer says the server-side SSLSession was tlsbridge's.
@@ -11,6 +11,9 @@
 #   3. wrong key password: the start fails with Spring Boot's error naming the file.
 #   4. tlsbridge.enabled=false, and a library that cannot load (one WARN, JSSE
 #      serves), and the same with tlsbridge.required=true (the start fails).
+#   5. embedded Jetty: key store, trust store, client-auth need (HTTP/1.1, TLS 1.2
+#      and 1.3, curl and HttpClient); h2 through tlsbridge once the jar has a
+#      Jetty ALPN processor, until then one WARN and JSSE serving h2.
 # Every server listens on 127.0.0.1 with a free port and is stopped at the end.
 #
 #   tests/spring/run.sh
@@ -271,6 +274,22 @@ for BV in $BOOT_VERSIONS; do
   else
     tail -40 "$L"
     check "$B: app starts with key store, trust store, client-auth need" false
+  fi
+  stop_app
+  # h2 needs an ALPN processor for tlsbridge's engine; without one the connector must stay on JSSE, working
+  L=$WORK/jetty-h2-$BV.log
+  if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-password=store-secret \
+      --server.http2.enabled=true; then
+    if ! python3 -c 'import sys, zipfile
+sys.exit(not any(n.startswith("org/tlsbridge/jetty/") for n in zipfile.ZipFile(sys.argv[1]).namelist()))' "$JAR"; then
+      served "$B: h2 without a tlsbridge ALPN processor: one WARN, JSSE serves h2" \
+        "$(grep -c 'WARN.*stays on JSSE: ALPN' "$L") $(ccurl --http2)" "1 " session=sun.security.ssl http=HTTP/2.0
+    else
+      served "$B: h2 through tlsbridge's ALPN processor" "$(ccurl -v --http2)" "$TB_SESSION" http=HTTP/2.0
+    fi
+  else
+    tail -40 "$L"
+    check "$B: app starts with server.http2.enabled=true" false
   fi
   stop_app
 done
