@@ -1,0 +1,26 @@
+package org.tlsbridge.provider;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.tlsbridge.TlsBridgeProvider;
+import org.tlsbridge.internal.NativeLibrary;
+
+/**
+ * Which OpenSSL serves: scripts/test runs the engine, socket and Tomcat tests
+ * once per flavour and says which one it expects, so a row that silently ran
+ * on another OpenSSL (a missing libssl.so.4 falling back to .so.3, say) fails.
+ * Without the expectation properties, the default: the bundled OpenSSL 3.5.
+ */
+class ProviderFlavourTest {
+    @Test
+    void theExpectedOpenSslServes() {
+        String version = TlsBridgeProvider.openSslVersion();
+        String flavour = NativeLibrary.flavour();
+        String wantVersion = System.getProperty("tlsbridge.test.expectOpenssl", "OpenSSL 3.5.");
+        String wantFlavour = System.getProperty("tlsbridge.test.expectFlavour", "bundled");
+        assertTrue(version.startsWith(wantVersion), version + " (" + flavour + "), expected " + wantVersion);
+        assertEquals(wantFlavour, flavour, "flavour, served by " + TlsBridgeProvider.nativeLibraryPath());
+    }
+}
