@@ -219,7 +219,7 @@ PY
   read -r n_rec n_good n_unwound n_java <<<"$verdict"
   sed 's/^/  /' "$WORK/evidence" 2>/dev/null
   if [[ -n $n_rec ]] && ((n_rec > 0 && n_good > 0 && n_good == n_unwound && n_java == 0)); then
-    ok "strace: $n_good of $n_rec TLS records on the accepted fd unwound to libssl called from libtlsbridge (the rest strace could not unwind), none from a Java stream"
+    ok "strace: $n_good of $n_rec TLS records on the accepted fd unwound to OpenSSL (libssl or bundled) called from libtlsbridge (the rest strace could not unwind), none from a Java stream"
   else
     bad "strace evidence" "records=$n_rec from libssl+libtlsbridge=$n_good unwound=$n_unwound from-java=$n_java"
   fi
