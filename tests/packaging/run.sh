@@ -2,9 +2,12 @@
 # How the jar finds its native library: plain `java -cp tlsbridge.jar` with
 # no property, a noexec /tmp, -Dtlsbridge.workdir, -Dtlsbridge.library.path,
 # a library from another build (refused, and JCA falls back to SunJSSE), and
-# security.provider.1=TLSBridge in a java.security override.
+# security.provider.1=TLSBridge in a java.security override; the OpenSSL
+# flavours (bundled by default, -Dtlsbridge.openssl=system on OpenSSL 3.0 and
+# 4.0, one clear error and SunJSSE where the chosen one cannot load).
 set -uo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
+source "$(dirname "$0")/../../scripts/lib/openssl.sh"
 cd "$TB_ROOT"
 BUILD=${1:-target/native}
 JAR=$(ls target/tlsbridge-*.jar 2>/dev/null | grep -v sources | head -1)
@@ -49,7 +52,7 @@ grep -q "native library $(readlink -f "$LIB" 2>/dev/null || echo "$LIB")\|native
 
 # A library from another build must be refused, and with TLSBridge first in
 # java.security, JCA must fall through to SunJSSE rather than fail.
-cmake -S . -B "$WORK/other" -DTB_BUILD_ID=another-build -DTB_BUILD_PROBE=OFF -DTB_BUILD_TESTS=OFF >/dev/null &&
+cmake -S . -B "$WORK/other" -DTB_BUILD_ID=another-build -DTB_BUILD_PROBE=OFF -DTB_BUILD_TESTS=OFF -DTB_FLAVOURS=OFF >/dev/null &&
   cmake --build "$WORK/other" --target tlsbridge -j2 >/dev/null
 cat >"$WORK/java.security" <<'SEC'
 security.provider.1=TLSBridge
@@ -75,6 +78,45 @@ grep -q "TLS=TLSBridge" <<<"$out" && grep -q "Default=TLSBridge" <<<"$out" \
   && ok "security.provider.1=TLSBridge serves SSLContext TLS and Default" || ko "provider override: $out"
 out=$(java -Djava.security.properties="$WORK/java.security" -Dtlsbridge.library.path="$WORK/other/native/libtlsbridge.so" -cp "$JAR:$WORK" Which 2>&1)
 grep -q "TLS=SunJSSE" <<<"$out" && ok "unloadable library: JCA falls through to SunJSSE" || ko "fallthrough: $out"
+
+# --- OpenSSL flavours ---
+out=$(java -jar "$JAR" 2>&1)
+grep -q "^openssl OpenSSL 3\.5\..*(bundled;" <<<"$out" && grep -q "self-test" <<<"$out" &&
+  grep -q "native library .*/libtlsbridge-bundled.so" <<<"$out" \
+  && ok "default flavour: $(grep '^openssl' <<<"$out" | cut -d';' -f1))" || ko "default flavour: $out"
+BUNDLED=$BUILD/native/libtlsbridge-bundled.so
+syms=$(nm -D --defined-only "$BUNDLED" 2>&1 | awk '{print $NF}' | sort | tr '\n' ' ')
+[[ $syms == "JNI_OnLoad JNI_OnUnload " ]] && ok "bundled library exports only $syms" || ko "bundled exports: ${syms:0:300}"
+needs=$(readelf -d "$BUNDLED" | sed -nE 's/.*NEEDED.*\[(.*)\]/\1/p' | tr '\n' ' ')
+grep -qE 'libssl|libcrypto' <<<"$needs" && ko "bundled library needs $needs" || ok "bundled library needs no system OpenSSL ($needs)"
+SYS_SSL=$(ldconfig -p | awk '/libssl\.so\.3 /{print $NF; exit}')
+out=$(LD_PRELOAD="$SYS_SSL" java -jar "$JAR" 2>&1)
+grep -q "^openssl OpenSSL 3\.5\..*(bundled;" <<<"$out" && grep -q "self-test" <<<"$out" \
+  && ok "bundled OpenSSL 3.5 works in a process that has the system $(basename "$SYS_SSL") loaded" || ko "bundled beside system libssl: $out"
+out=$(java -Dtlsbridge.openssl=system -jar "$JAR" 2>&1)
+grep -q "^openssl OpenSSL 3\.0\..*(system (libssl.so.3);" <<<"$out" && grep -q "self-test" <<<"$out" \
+  && ok "-Dtlsbridge.openssl=system on Debian 12: $(grep '^openssl' <<<"$out" | cut -d';' -f1))" || ko "system 3: $out"
+O4=$(tb_openssl_dir 4.0)
+if [[ -f $O4/so/libssl.so.4 ]]; then
+  out=$(LD_LIBRARY_PATH="$O4/so" java -Dtlsbridge.openssl=system -jar "$JAR" 2>&1)
+  grep -q "^openssl OpenSSL 4\.0\..*(system (libssl.so.4);" <<<"$out" && grep -q "self-test" <<<"$out" \
+    && ok "-Dtlsbridge.openssl=system with a libssl.so.4: $(grep '^openssl' <<<"$out" | cut -d';' -f1))" || ko "system 4: $out"
+else
+  ko "no OpenSSL 4.0 build in $O4 (scripts/openssl 4.0)"
+fi
+out=$(java -Dtlsbridge.openssl=fips -jar "$JAR" 2>&1)
+grep -q 'tlsbridge.openssl=fips is neither "bundled" nor "system"' <<<"$out" && ok "an unknown flavour is named in the error" || ko "unknown flavour: $out"
+# A host without the system OpenSSL: libssl.so.3 hidden in a private mount namespace.
+if [[ $(id -u) -eq 0 && -n $SYS_SSL ]] && unshare -m true 2>/dev/null; then
+  hide="mount --bind /dev/null $(readlink -f "$SYS_SSL") &&"
+  out=$(unshare -m bash -c "$hide exec java -Dtlsbridge.openssl=system -jar '$JAR'" 2>&1)
+  grep -q "no OpenSSL for -Dtlsbridge.openssl=system loads here: system (libssl.so.4) .*libssl.so.4.*system (libssl.so.3)" <<<"$out" \
+    && ok "no system OpenSSL: one error naming what was looked for" || ko "no system OpenSSL: $out"
+  out=$(unshare -m bash -c "$hide exec java -Djava.security.properties='$WORK/java.security' -Dtlsbridge.openssl=system -cp '$JAR:$WORK' Which" 2>&1)
+  grep -q "TLS=SunJSSE" <<<"$out" && ok "no system OpenSSL: JCA falls through to SunJSSE" || ko "no system OpenSSL fallthrough: $out"
+else
+  echo "NOT RUN (check only): hiding the system libssl needs root and unshare -m"
+fi
 
 echo "SUMMARY packaging: $PASS passed, $FAIL failed"
 ((FAIL == 0))

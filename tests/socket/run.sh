@@ -6,7 +6,8 @@
 #     /proc/self/fd count, thread count and live connections back where they were
 #   - a 16 MiB response through curl, TLS 1.2 and 1.3, compared by SHA-256
 #   - strace -k: TLS records leave through the accepted descriptor from
-#     libssl's socket BIO called by libtlsbridge, with no Java frame between
+#     OpenSSL's socket BIO (libssl, or the bundled copy inside
+#     libtlsbridge-bundled.so) called by libtlsbridge, with no Java frame between
 #
 #   tests/socket/run.sh [native-build-dir]     (the JVM side comes from target/classes)
 set -uo pipefail
@@ -199,10 +200,13 @@ for i, line in enumerate(lines):
                 break
             stack.append(nxt.strip())
         out.append((line, stack))
-good = [s for s in out if any("libssl.so" in f for f in s[1]) and any("libtlsbridge.so" in f for f in s[1])]
+# OpenSSL is libssl.so for the system flavours, linked into libtlsbridge-bundled.so for the default one
+good = [s for s in out if any("libtlsbridge" in f for f in s[1])
+        and any("libssl.so" in f or "libtlsbridge-bundled.so" in f for f in s[1])]
 # strace -k sometimes cannot unwind a stack ("unexpected_backtracing_error"): such a record proves
 # nothing either way, but one whose stack shows a Java stream (libnio) writing it disproves the claim
-unwound = [s for s in out if any("libssl.so" in f or "libnio" in f or "libjvm" in f for f in s[1])]
+unwound = [s for s in out if any("libssl.so" in f or "libtlsbridge" in f or "libnio" in f or "libjvm" in f
+                                 for f in s[1])]
 java_written = [s for s in out if any("libnio" in f or "FileDispatcherImpl" in f for f in s[1])]
 # show one record written by SSL_write on behalf of the socket's OutputStream
 shown = [s for s in good if any("tb_sock_write" in f for f in s[1])][:1] or out[:1]
@@ -215,7 +219,7 @@ PY
   read -r n_rec n_good n_unwound n_java <<<"$verdict"
   sed 's/^/  /' "$WORK/evidence" 2>/dev/null
   if [[ -n $n_rec ]] && ((n_rec > 0 && n_good > 0 && n_good == n_unwound && n_java == 0)); then
-    ok "strace: $n_good of $n_rec TLS records on the accepted fd unwound to libssl called from libtlsbridge (the rest strace could not unwind), none from a Java stream"
+    ok "strace: $n_good of $n_rec TLS records on the accepted fd unwound to OpenSSL (libssl or bundled) called from libtlsbridge (the rest strace could not unwind), none from a Java stream"
   else
     bad "strace evidence" "records=$n_rec from libssl+libtlsbridge=$n_good unwound=$n_unwound from-java=$n_java"
   fi

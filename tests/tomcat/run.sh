@@ -234,7 +234,7 @@ if start_tomcat; then
   check "drop-in: curl gets the ROOT page over HTTPS" grep -q "It works" <<<"$body"
   # The provider extracts its native library on the first SSLContext: proof that JCA handed Tomcat tlsbridge.
   check "drop-in: the TLSBridge provider served Tomcat's SSLContext (native library loaded)" \
-    bash -c 'ls "$1"/tlsbridge-*/libtlsbridge.so >/dev/null 2>&1' _ "$BASE/native"
+    bash -c 'ls "$1"/tlsbridge-*/libtlsbridge*.so >/dev/null 2>&1' _ "$BASE/native"
   tickets=$(printf 'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' |
     timeout 20 openssl s_client -connect "127.0.0.1:$PORT" -tls1_3 -CAfile "$PKI/ca.pem" -ign_eof 2>&1 |
     grep -c "Post-Handshake New Session Ticket")

@@ -4,10 +4,11 @@ import java.nio.ByteBuffer;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
+import org.tlsbridge.internal.NativeLibrary;
 
 /**
- * {@code java -jar tlsbridge.jar}: prints the versions and where the native
- * library came from, then makes a ClientHello to prove the library works.
+ * {@code java -jar tlsbridge.jar}: prints the versions, which OpenSSL flavour
+ * serves and where the native library came from, then makes a ClientHello to prove the library works.
  */
 public final class Info {
     private Info() {
@@ -25,7 +26,8 @@ public final class Info {
             }
             System.exit(1);
         }
-        System.out.println("openssl " + TlsBridgeProvider.openSslVersion());
+        System.out.println("openssl " + TlsBridgeProvider.openSslVersion() + " (" + NativeLibrary.flavour()
+                + "; -Dtlsbridge.openssl=bundled|system chooses)");
         System.out.println("native library " + TlsBridgeProvider.nativeLibraryPath());
         SSLContext ctx = SSLContext.getInstance("TLS", new TlsBridgeProvider());
         ctx.init(null, null, null);

@@ -14,24 +14,36 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Finds and loads libtlsbridge.so, then checks it is the build the Java
+ * Finds and loads the libtlsbridge of the chosen OpenSSL flavour, then checks it is the build the Java
  * classes were made with.
  *
- * <p>Order: {@code -Dtlsbridge.library.path=<file>}; the copy inside the jar,
- * extracted to a fresh owner-only directory under {@code tlsbridge.workdir}
- * (default {@code java.io.tmpdir}, then {@code ~/.cache/tlsbridge} when the
- * first is mounted noexec); {@code java.library.path}. A library whose
- * constants differ from {@link NativeConstants} is refused, whatever its
- * build id.
+ * <p>The jar carries one library per OpenSSL flavour, chosen with
+ * {@code -Dtlsbridge.openssl}:
+ * <ul>
+ * <li>{@code bundled} (default): {@code libtlsbridge-bundled.so}, OpenSSL 3.5
+ * linked in, needing nothing but libc;</li>
+ * <li>{@code system}: the host's OpenSSL, {@code libtlsbridge-system4.so} when
+ * {@code libssl.so.4} loads, else {@code libtlsbridge.so} on
+ * {@code libssl.so.3} (OpenSSL 3.0 to 3.5).</li>
+ * </ul>
+ * When none loads, the error names every library looked for and why it
+ * failed; the provider then offers nothing and JCA moves on.
+ *
+ * <p>Where: {@code -Dtlsbridge.library.path=<file>} (any flavour, as is); the
+ * copy inside the jar, extracted to a fresh owner-only directory under
+ * {@code tlsbridge.workdir} (default {@code java.io.tmpdir}, then
+ * {@code ~/.cache/tlsbridge} when the first is mounted noexec);
+ * {@code java.library.path}.
  */
 public final class NativeLibrary {
     private static final Logger LOG = Logger.getLogger("org.tlsbridge");
-    private static final String RESOURCE = "/META-INF/native/linux-x86_64/libtlsbridge.so";
+    private static final String RESOURCE_DIR = "/META-INF/native/linux-x86_64/";
     private static final String BUILD_ID;
     private static final String VERSION;
     private static volatile boolean loaded;
     private static Throwable failure;
     private static String loadedFrom;
+    private static String flavour;
 
     static {
         Properties p = new Properties();
@@ -55,6 +67,15 @@ public final class NativeLibrary {
 
     public static String version() {
         return VERSION;
+    }
+
+    /**
+     * The OpenSSL flavour serving (after {@link #ensureLoaded()}): "bundled",
+     * "system (libssl.so.4)", "system (libssl.so.3)", or "explicit" for
+     * {@code tlsbridge.library.path}.
+     */
+    public static synchronized String flavour() {
+        return flavour;
     }
 
     /** Where the library was loaded from (after {@link #ensureLoaded()}). */
@@ -92,46 +113,91 @@ public final class NativeLibrary {
         return e;
     }
 
+    /** One library of the jar and the OpenSSL it stands for. */
+    private static final class Candidate {
+        final String file;
+        final String flavour;
+
+        Candidate(String file, String flavour) {
+            this.file = file;
+            this.flavour = flavour;
+        }
+    }
+
+    private static Candidate[] candidates(String choice) {
+        switch (choice) {
+            case "bundled":
+                return new Candidate[] {new Candidate("libtlsbridge-bundled.so", "bundled")};
+            case "system":
+                return new Candidate[] {new Candidate("libtlsbridge-system4.so", "system (libssl.so.4)"),
+                    new Candidate("libtlsbridge.so", "system (libssl.so.3)")};
+            default:
+                throw new IllegalArgumentException("-Dtlsbridge.openssl=" + choice
+                        + " is neither \"bundled\" nor \"system\"");
+        }
+    }
+
     private static String load() throws IOException {
         String explicit = System.getProperty("tlsbridge.library.path");
         if (explicit != null && !explicit.isEmpty()) {
             Path p = Paths.get(explicit).toAbsolutePath();
             System.load(p.toString());
+            flavour = "explicit";
             return p.toString();
         }
-        if (NativeLibrary.class.getResource(RESOURCE) != null) {
-            return loadFromJar();
+        String choice = System.getProperty("tlsbridge.openssl", "bundled").trim();
+        StringBuilder tried = new StringBuilder();
+        for (Candidate c : candidates(choice)) {
+            try {
+                String from = NativeLibrary.class.getResource(RESOURCE_DIR + c.file) != null
+                        ? loadFromJar(c.file) : loadFromLibraryPath(c.file);
+                flavour = c.flavour;
+                return from;
+            } catch (UnsatisfiedLinkError e) {
+                tried.append(tried.length() == 0 ? "" : "; ").append(c.flavour).append(" [").append(c.file)
+                        .append("]: ").append(e.getMessage());
+            }
         }
-        System.loadLibrary("tlsbridge");
+        throw new IOException("no OpenSSL for -Dtlsbridge.openssl=" + choice + " loads here: " + tried
+                + ("bundled".equals(choice) ? "" : " (the bundled OpenSSL needs no system library: "
+                        + "-Dtlsbridge.openssl=bundled)"));
+    }
+
+    private static String loadFromLibraryPath(String file) {
+        System.loadLibrary(file.substring("lib".length(), file.length() - ".so".length()));
         return "java.library.path";
     }
 
-    private static String loadFromJar() throws IOException {
+    private static String loadFromJar(String file) throws IOException {
         String work = System.getProperty("tlsbridge.workdir");
         if (work != null && !work.isEmpty()) {
-            return extractAndLoad(Paths.get(work));
+            return extractAndLoad(Paths.get(work), file);
         }
         try {
-            return extractAndLoad(Paths.get(System.getProperty("java.io.tmpdir")));
+            return extractAndLoad(Paths.get(System.getProperty("java.io.tmpdir")), file);
         } catch (UnsatisfiedLinkError e) {
-            // Typical of a noexec /tmp: "failed to map segment from shared object".
+            // Only a noexec /tmp ("failed to map segment from shared object")
+            // is cured by another directory; a missing or broken libssl is not.
+            if (!String.valueOf(e.getMessage()).contains("failed to map segment")) {
+                throw e;
+            }
             Path fallback = Paths.get(System.getProperty("user.home"), ".cache", "tlsbridge");
-            LOG.log(Level.WARNING, "cannot load libtlsbridge from java.io.tmpdir (" + e.getMessage()
+            LOG.log(Level.WARNING, "cannot load " + file + " from java.io.tmpdir (" + e.getMessage()
                     + "); trying " + fallback + " (set -Dtlsbridge.workdir to choose)");
             Files.createDirectories(fallback);
-            return extractAndLoad(fallback);
+            return extractAndLoad(fallback, file);
         }
     }
 
-    private static String extractAndLoad(Path base) throws IOException {
+    private static String extractAndLoad(Path base, String file) throws IOException {
         // A fresh directory that only we can write: nobody can swap the file
         // between writing and loading it.
         Path dir = Files.createTempDirectory(base, "tlsbridge-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Path lib = dir.resolve("libtlsbridge.so");
-        try (InputStream in = NativeLibrary.class.getResourceAsStream(RESOURCE)) {
+        Path lib = dir.resolve(file);
+        try (InputStream in = NativeLibrary.class.getResourceAsStream(RESOURCE_DIR + file)) {
             if (in == null) {
-                throw new IOException("resource " + RESOURCE + " vanished");
+                throw new IOException("resource " + RESOURCE_DIR + file + " vanished");
             }
             Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
         }

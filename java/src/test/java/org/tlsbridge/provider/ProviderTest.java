@@ -33,7 +33,7 @@ class ProviderTest {
             assertNotNull(p.getService("SSLContext", alg), alg);
             assertEquals(p, SSLContext.getInstance(alg, p).getProvider());
         }
-        assertTrue(TlsBridgeProvider.openSslVersion().startsWith("OpenSSL 3."), TlsBridgeProvider.openSslVersion());
+        assertTrue(TlsBridgeProvider.openSslVersion().matches("OpenSSL [34]\\..*"), TlsBridgeProvider.openSslVersion());
         assertTrue(TlsBridgeProvider.isAvailable());
         assertNotNull(TlsBridgeProvider.nativeLibraryPath());
     }

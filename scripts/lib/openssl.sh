@@ -1,0 +1,122 @@
+# Builds the OpenSSL releases tlsbridge bundles or tests against, from the
+# `openssl-src` crate sources (pinned with their checksum in
+# scripts/lib/openssl-crates/<series>/Cargo.lock), into a cache outside the
+# tree keyed by version and arch. Sourced by scripts/openssl, scripts/test
+# and scripts/bench; needs common.sh.
+#
+# A cached build is a directory $TB_CACHE/openssl/<version>-<arch> with
+#   include/, lib/libssl.a, lib/libcrypto.a   static, -fPIC: what the bundled
+#                                             flavour links
+#   so/libssl.so.N, so/libcrypto.so.N         the same code as shared
+#                                             libraries with their soname, for
+#                                             the system-flavour tests
+#   bin/openssl                               the apps (series 3.5 only)
+#   BUILD-INFO                                source checksum, options, times
+# It is built in a temporary directory and renamed into place in one step,
+# so an interrupted build is never taken for a cached one.
+# shellcheck shell=bash
+
+TB_CACHE=${TB_CACHE:-/var/cache/tlsbridge}
+# Configure options common to every build: static only (the crate's sources
+# are trimmed for that: no util/mkdef.pl, so no shared build), no loadable
+# modules or legacy provider, no docs or test programs to keep the build short.
+TB_OSSL_OPTIONS=(no-shared no-module no-legacy no-tests no-docs no-comp no-zlib -fPIC)
+# Where the library looks for openssl.cnf (unless OPENSSL_CONF says): OpenSSL's
+# own default rather than a path in the build cache, so the bundled flavour
+# does not read the distribution's configuration written for its own libssl.
+TB_OSSL_DIR=/usr/local/ssl
+
+# tb_openssl_crate SERIES -> prints "<crate version> <openssl version>"
+tb_openssl_crate() {
+  local toml=$TB_ROOT/scripts/lib/openssl-crates/$1/Cargo.toml cv
+  [[ -f $toml ]] || die "no pinned OpenSSL source for series '$1' (have: $(ls "$TB_ROOT/scripts/lib/openssl-crates" | tr '\n' ' '))"
+  cv=$(sed -nE 's/^openssl-src = "=(.*)"/\1/p' "$toml")
+  echo "$cv ${cv#*+}"
+}
+
+# tb_openssl_dir SERIES -> prints the cache directory of that series' build
+# (whether or not it is built yet).
+tb_openssl_dir() {
+  local cv v
+  read -r cv v < <(tb_openssl_crate "$1")
+  echo "$TB_CACHE/openssl/$v-$(uname -m)"
+}
+
+# tb_openssl SERIES: builds the series if it is not cached; prints the
+# cache directory on stdout (the build's progress goes to stderr and its
+# output to a log file beside the cache).
+tb_openssl() {
+  local series=$1 cv v dir tmp
+  read -r cv v < <(tb_openssl_crate "$series") || return 1
+  dir=$(tb_openssl_dir "$series")
+  if [[ -f $dir/BUILD-INFO ]]; then
+    echo "$dir"
+    return 0
+  fi
+  mkdir -p "$TB_CACHE/openssl" || die "cannot create $TB_CACHE/openssl"
+  # One build per version at a time: a second caller waits, then finds it cached.
+  local lock
+  exec {lock}>"$dir.lock"
+  flock "$lock"
+  if [[ -f $dir/BUILD-INFO ]]; then
+    exec {lock}>&-
+    echo "$dir"
+    return 0
+  fi
+  tmp=$(mktemp -d "$TB_CACHE/openssl/.build-$v-XXXXXX") || return 1
+  need_pkgs build-essential perl
+  log "building OpenSSL $v (crate openssl-src $cv) into $dir; log: $dir.log"
+  if ! _tb_openssl_build "$series" "$cv" "$v" "$dir" "$tmp" >"$dir.log" 2>&1; then
+    tail -30 "$dir.log" >&2
+    rm -rf "$tmp"
+    die "OpenSSL $v build failed; see $dir.log"
+  fi
+  rm -rf "$dir" && mv -T "$tmp/out" "$dir" && rm -rf "$tmp" || die "cannot move the OpenSSL $v build into $dir"
+  exec {lock}>&-
+  log "OpenSSL $v ready in $dir ($(sed -n 's/^build-seconds=//p' "$dir/BUILD-INFO") s)"
+  echo "$dir"
+}
+
+# Runs in a subshell: its trace and PATH stay there.
+_tb_openssl_build() (
+  local series=$1 cv=$2 v=$3 dir=$4 tmp=$5 t0=$SECONDS src opts so
+  # rustup's cargo (Debian 12's is too old for a version-4 Cargo.lock).
+  command -v cargo >/dev/null || PATH=$HOME/.cargo/bin:$PATH
+  command -v cargo >/dev/null || { echo "cargo not found (neither on PATH nor in ~/.cargo/bin)"; return 1; }
+  set -x
+  # A throwaway cargo package whose only dependency is the pinned crate:
+  # `cargo vendor --locked` downloads it and checks it against Cargo.lock.
+  mkdir -p "$tmp/crate" && cp "$TB_ROOT/scripts/lib/openssl-crates/$series/"Cargo.{toml,lock} "$tmp/crate/" &&
+    touch "$tmp/crate/lib.rs" &&
+    (cd "$tmp/crate" && cargo vendor --locked --versioned-dirs "$tmp/vendor" >/dev/null) || return 1
+  src=$tmp/vendor/openssl-src-$cv/openssl
+  [[ -x $src/Configure ]] || { echo "no Configure in $src"; return 1; }
+  opts=("${TB_OSSL_OPTIONS[@]}")
+  # The apps (s_server, s_client) are what the interop tests talk to; one
+  # series is enough.
+  [[ $series == 3.5 ]] || opts+=(no-apps)
+  mkdir -p "$tmp/build" &&
+    (cd "$tmp/build" && perl "$src/Configure" "${opts[@]}" --prefix="$dir" --libdir=lib --openssldir="$TB_OSSL_DIR" &&
+      make -j"$(nproc)" build_sw && make DESTDIR="$tmp/dest" install_sw) || return 1
+  mv -T "$tmp/dest$dir" "$tmp/out" || return 1
+  # Shared libraries for the system-flavour tests, from the static archives
+  # (their own soname, every symbol exported, libssl needing libcrypto).
+  so=${v%%.*}
+  mkdir -p "$tmp/out/so" &&
+    gcc -shared -o "$tmp/out/so/libcrypto.so.$so" -Wl,-soname,"libcrypto.so.$so" \
+      -Wl,--whole-archive "$tmp/out/lib/libcrypto.a" -Wl,--no-whole-archive -pthread -ldl &&
+    gcc -shared -o "$tmp/out/so/libssl.so.$so" -Wl,-soname,"libssl.so.$so" \
+      -Wl,--whole-archive "$tmp/out/lib/libssl.a" -Wl,--no-whole-archive \
+      -L"$tmp/out/so" -l:"libcrypto.so.$so" -pthread -ldl &&
+    ln -s "libssl.so.$so" "$tmp/out/so/libssl.so" && ln -s "libcrypto.so.$so" "$tmp/out/so/libcrypto.so" || return 1
+  set +x
+  {
+    echo "openssl=$v"
+    echo "crate=openssl-src $cv"
+    echo "checksum=$(sed -n '/^name = "openssl-src"/,/^$/s/^checksum = "\(.*\)"/\1/p' "$tmp/crate/Cargo.lock")"
+    echo "options=${opts[*]}"
+    echo "arch=$(uname -m)"
+    echo "built=$(date -u +%FT%TZ)"
+    echo "build-seconds=$((SECONDS - t0))"
+  } >"$tmp/out/BUILD-INFO"
+)
