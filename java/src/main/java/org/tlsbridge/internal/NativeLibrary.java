@@ -33,7 +33,8 @@ import java.util.logging.Logger;
  * copy inside the jar, extracted to a fresh owner-only directory under
  * {@code tlsbridge.workdir} (default {@code java.io.tmpdir}, then
  * {@code ~/.cache/tlsbridge} when the first is mounted noexec);
- * {@code java.library.path}.
+ * {@code java.library.path}. A library whose constants differ from
+ * {@link NativeConstants} is refused, whatever its build id.
  */
 public final class NativeLibrary {
     private static final Logger LOG = Logger.getLogger("org.tlsbridge");
