@@ -31,14 +31,7 @@ export JAVA_HOME=${JAVA_HOME:-$(jdk17_home)}
 JAVA=$JAVA_HOME/bin/java
 BOOT_VERSIONS=${TB_SPRING_BOOT_VERSIONS:-"3.5.16 4.0.9"}
 
-JAR=$(ls target/tlsbridge-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1)
-if [[ -z $JAR ]]; then
-  log "no tlsbridge jar in target/: packaging it"
-  mvn -B -q -DskipTests -DskipCtest=true package >/dev/null 2>&1
-  JAR=$(ls target/tlsbridge-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1)
-fi
-[[ -n $JAR ]] || not_run "cannot build the tlsbridge jar"
-JAR=$TB_ROOT/$JAR
+suite_jar
 
 WORK=$(mktemp -d /tmp/tlsbridge-spring-suite.XXXXXX)
 APP_PID=
@@ -58,8 +51,7 @@ PKI=$WORK/pki
 mkdir -p "$PKI"
 (
   cd "$PKI" || exit 1
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=tlsbridge suite CA" \
-    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+  suite_ca
   openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -aes-256-cbc -pass pass:key-secret -out server.key
   openssl req -new -key server.key -passin pass:key-secret -subj /CN=localhost -out server.csr
   printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n' >ext
