@@ -52,6 +52,13 @@ void tb_engine_free(tb_engine *e) {
   tb_trace_close(e);
   if (e->ssl) {
     SSL_set_ex_data(e->ssl, tb_engine_ex_index(), NULL);
+    /* An established connection freed without close_notify (an engine left
+     * to the Cleaner, a peer that just hung up) keeps its session resumable,
+     * as SunJSSE does and TLS 1.1+ allows (RFC 5246 7.2.1); SSL_free would
+     * otherwise mark it not resumable and the next connection pays a full
+     * handshake. A fatal alert has already removed the session. */
+    if (SSL_is_init_finished(e->ssl) && !(e->flags & TB_F_FAILED))
+      SSL_set_shutdown(e->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
     SSL_free(e->ssl); /* drops the SSL_CTX reference */
   }
   sk_X509_pop_free(e->pending_chain, X509_free);
