@@ -24,10 +24,23 @@ final class Negotiated {
     private final AtomicLong seq = new AtomicLong();
     private final Map<String, LongAdder> seen = new ConcurrentHashMap<>();
 
+    /**
+     * A cell measured after a long warm-up may serve fewer than EVERY
+     * requests, so a count alone can leave it without a single sample (and
+     * unverified): one request every GAP_NANOS is checked too.
+     */
+    private static final long GAP_NANOS = 100_000_000L;
+    private volatile long lastCheck = System.nanoTime();
+
     boolean shouldCheck() {
         requests.increment();
         long n = seq.incrementAndGet();
-        return n <= FIRST || n % EVERY == 0;
+        long now = System.nanoTime();
+        if (n <= FIRST || n % EVERY == 0 || now - lastCheck >= GAP_NANOS) {
+            lastCheck = now;
+            return true;
+        }
+        return false;
     }
 
     void record(String protocol, String suite) {
