@@ -37,6 +37,18 @@ abstract class BaseSslSocket extends SSLSocket {
     /** Whether the handshake has begun (settings are fixed from then on). */
     abstract boolean handshakeStarted();
 
+    /**
+     * The input stream's read of len > 0 bytes, the handshake first if it
+     * has not run; -1 at the end of the stream.
+     */
+    abstract int readPlain(byte[] b, int off, int len) throws IOException;
+
+    /** The output stream's write of len > 0 bytes, the handshake first if it has not run. */
+    abstract void writePlain(byte[] b, int off, int len) throws IOException;
+
+    /** Plaintext bytes a read returns without blocking. */
+    abstract int availablePlain() throws IOException;
+
     private void beforeStart(String what) {
         if (handshakeStarted()) {
             throw new IllegalArgumentException("cannot change " + what + " after the handshake has started");

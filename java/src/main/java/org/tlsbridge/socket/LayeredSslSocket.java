@@ -40,8 +40,8 @@ final class LayeredSslSocket extends BaseSslSocket {
     private final ByteBuffer netIn = ByteBuffer.allocate(TlsBridgeSession.PACKET_BUFFER_SIZE * 2);
     private final ByteBuffer netOut = ByteBuffer.allocate(TlsBridgeSession.PACKET_BUFFER_SIZE);
     private final ByteBuffer appIn = ByteBuffer.allocate(TlsBridgeSession.APPLICATION_BUFFER_SIZE).flip();
-    private final In in = new In();
-    private final Out out = new Out();
+    private final InputStream in = new SslSocketStreams.In(this);
+    private final OutputStream out = new SslSocketStreams.Out(this);
     private volatile boolean started;
     private volatile boolean hsDone;
     private volatile boolean closed;
@@ -264,77 +264,45 @@ final class LayeredSslSocket extends BaseSslSocket {
         return out;
     }
 
-    private final class In extends InputStream {
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) <= 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            Objects.checkFromIndexSize(off, len, b.length);
-            if (len == 0) {
-                return 0;
-            }
-            checkReadable();
-            handshake();
-            readLock.lock();
-            try {
-                while (!appIn.hasRemaining()) {
-                    if (eof || closed) {
-                        return -1;
-                    }
-                    if (!unwrapOnce()) {
-                        eof = true; // the peer closed without close_notify: end of stream, as SunJSSE
-                    }
+    @Override
+    int readPlain(byte[] b, int off, int len) throws IOException {
+        handshake();
+        readLock.lock();
+        try {
+            while (!appIn.hasRemaining()) {
+                if (eof || closed) {
+                    return -1;
                 }
-                int n = Math.min(len, appIn.remaining());
-                appIn.get(b, off, n);
-                return n;
-            } finally {
-                readLock.unlock();
+                if (!unwrapOnce()) {
+                    eof = true; // the peer closed without close_notify: end of stream, as SunJSSE
+                }
             }
-        }
-
-        @Override
-        public int available() {
-            return appIn.remaining();
-        }
-
-        @Override
-        public void close() throws IOException {
-            LayeredSslSocket.this.close();
+            int n = Math.min(len, appIn.remaining());
+            appIn.get(b, off, n);
+            return n;
+        } finally {
+            readLock.unlock();
         }
     }
 
-    private final class Out extends OutputStream {
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
+    @Override
+    int availablePlain() {
+        return appIn.remaining();
+    }
 
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            Objects.checkFromIndexSize(off, len, b.length);
-            checkWritable();
-            handshake();
-            writeLock.lock();
-            try {
-                ByteBuffer src = ByteBuffer.wrap(b, off, len);
-                while (src.hasRemaining()) {
-                    if (wrapAndSend(src).getStatus() == SSLEngineResult.Status.CLOSED) {
-                        throw new SocketException("Socket output is closed");
-                    }
+    @Override
+    void writePlain(byte[] b, int off, int len) throws IOException {
+        handshake();
+        writeLock.lock();
+        try {
+            ByteBuffer src = ByteBuffer.wrap(b, off, len);
+            while (src.hasRemaining()) {
+                if (wrapAndSend(src).getStatus() == SSLEngineResult.Status.CLOSED) {
+                    throw new SocketException("Socket output is closed");
                 }
-            } finally {
-                writeLock.unlock();
             }
-        }
-
-        @Override
-        public void close() throws IOException {
-            LayeredSslSocket.this.close();
+        } finally {
+            writeLock.unlock();
         }
     }
 

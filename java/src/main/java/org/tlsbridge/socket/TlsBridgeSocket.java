@@ -11,7 +11,6 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.channels.SocketChannel;
-import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSession;
@@ -45,8 +44,8 @@ public final class TlsBridgeSocket extends DescriptorOptionsSocket {
     private final Object stateLock = new Object();
     private final Callbacks callbacks = new Callbacks(this);
     private final Owner owner = new Owner(this);
-    private final In in = new In();
-    private final Out out = new Out();
+    private final InputStream in = new SslSocketStreams.In(this);
+    private final OutputStream out = new SslSocketStreams.Out(this);
     private volatile NativeSocket ns;
     private volatile boolean connected;
     private volatile boolean closed;
@@ -375,87 +374,47 @@ public final class TlsBridgeSocket extends DescriptorOptionsSocket {
         return out;
     }
 
-    private final class In extends InputStream {
-        private final byte[] one = new byte[1];
-
-        @Override
-        public int read() throws IOException {
-            int n = read(one, 0, 1);
-            return n <= 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            Objects.checkFromIndexSize(off, len, b.length);
-            if (len == 0) {
-                return 0;
+    @Override
+    int readPlain(byte[] b, int off, int len) throws IOException {
+        handshake();
+        readLock.lock();
+        try {
+            if (inShut) {
+                return -1;
             }
-            checkReadable();
-            handshake();
-            readLock.lock();
-            try {
-                if (inShut) {
-                    return -1;
-                }
-                NativeSocket s = open();
-                int n;
-                int task;
-                while ((task = NativeSocket.task(n = s.read(b, off, len, soTimeout))) != 0) {
-                    answer(s, task);
-                }
-                return n;
-            } catch (SocketException e) {
-                throw closed ? new SocketException("Socket closed") : e;
-            } finally {
-                readLock.unlock();
-            }
-        }
-
-        @Override
-        public int available() throws IOException {
             NativeSocket s = open();
-            return hsDone && !inShut ? s.available() : 0;
-        }
-
-        @Override
-        public void close() throws IOException {
-            TlsBridgeSocket.this.close();
+            int n;
+            int task;
+            while ((task = NativeSocket.task(n = s.read(b, off, len, soTimeout))) != 0) {
+                answer(s, task);
+            }
+            return n;
+        } catch (SocketException e) {
+            throw closed ? new SocketException("Socket closed") : e;
+        } finally {
+            readLock.unlock();
         }
     }
 
-    private final class Out extends OutputStream {
-        private final byte[] one = new byte[1];
+    @Override
+    int availablePlain() throws IOException {
+        NativeSocket s = open();
+        return hsDone && !inShut ? s.available() : 0;
+    }
 
-        @Override
-        public void write(int b) throws IOException {
-            one[0] = (byte) b;
-            write(one, 0, 1);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            Objects.checkFromIndexSize(off, len, b.length);
-            if (len == 0) {
-                return;
+    @Override
+    void writePlain(byte[] b, int off, int len) throws IOException {
+        handshake();
+        writeLock.lock();
+        try {
+            if (outShut) {
+                throw new SocketException("Socket output is shutdown");
             }
-            checkWritable();
-            handshake();
-            writeLock.lock();
-            try {
-                if (outShut) {
-                    throw new SocketException("Socket output is shutdown");
-                }
-                open().write(b, off, len);
-            } catch (SocketException e) {
-                throw closed ? new SocketException("Socket closed") : e;
-            } finally {
-                writeLock.unlock();
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            TlsBridgeSocket.this.close();
+            open().write(b, off, len);
+        } catch (SocketException e) {
+            throw closed ? new SocketException("Socket closed") : e;
+        } finally {
+            writeLock.unlock();
         }
     }
 

@@ -29,7 +29,8 @@ import org.tlsbridge.test.Contexts;
  * the server's certificate) or the socket was closed, for both tlsbridge
  * socket kinds, compared call by call with SunJSSE: read() rethrows an
  * SSLException whose cause is the handshake's failure (callers catch
- * SSLException), write() and startHandshake() a SocketException.
+ * SSLException), write() and startHandshake() a SocketException; a
+ * zero-length read or write throws nothing.
  */
 class BrokenSocketErrorsTest {
     private static final InetAddress LO = InetAddress.getLoopbackAddress();
@@ -131,6 +132,8 @@ class BrokenSocketErrorsTest {
             out.add("read again: " + name(thrown(in::read)));
             out.add("write: " + name(thrown(() -> o.write(1))));
             out.add("startHandshake: " + name(thrown(s::startHandshake)));
+            out.add("empty read: " + name(thrown(() -> in.read(new byte[1], 0, 0))));
+            out.add("empty write: " + name(thrown(() -> o.write(new byte[1], 0, 0))));
         }
         return out;
     }
@@ -141,7 +144,8 @@ class BrokenSocketErrorsTest {
     void afterAFailedHandshakeEachCallThrowsWhatSunJsseThrows(String kind, String first) throws Exception {
         List<String> sun = afterFailure("sun", first);
         assertEquals(List.of(first + ": SSLHandshakeException", "read: SSLException", "read again: SSLException",
-                "write: SocketException", "startHandshake: SocketException"), sun, "SunJSSE changed");
+                "write: SocketException", "startHandshake: SocketException", "empty read: none", "empty write: none"),
+                sun, "SunJSSE changed");
         assertEquals(sun, afterFailure(kind, first), kind);
     }
 
@@ -157,9 +161,10 @@ class BrokenSocketErrorsTest {
                 seen.add(k);
                 seen.add("write: " + name(thrown(() -> o.write(1))));
                 seen.add("startHandshake: " + name(thrown(s::startHandshake)));
+                seen.add("empty write: " + name(thrown(() -> o.write(new byte[1], 0, 0))));
             }
         }
-        assertEquals(List.of("sun", "write: SocketException", "startHandshake: SocketException",
-                kind, "write: SocketException", "startHandshake: SocketException"), seen);
+        assertEquals(List.of("sun", "write: SocketException", "startHandshake: SocketException", "empty write: none",
+                kind, "write: SocketException", "startHandshake: SocketException", "empty write: none"), seen);
     }
 }
