@@ -65,6 +65,9 @@ typedef struct tb_sock {
   tb_addr names[2];
   int named;
   int local_known;
+  /* A listener whose last accept found its queue empty: the next accept
+   * polls before accept4 (see tb_sock_accept). Racy by design: only a hint. */
+  atomic_int accept_idle;
   /* Called with e->owner just before the engine is freed, on the thread
    * that drops the last reference, so the glue can release its handle. */
   void (*release_owner)(void *owner);

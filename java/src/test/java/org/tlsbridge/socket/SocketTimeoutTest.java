@@ -133,6 +133,39 @@ class SocketTimeoutTest {
         assertTrue(!ss.isClosed());
     }
 
+    /**
+     * After an accept that found nothing queued the next one polls before
+     * accepting (one syscall fewer per connection): it must still time
+     * out, still take a connection that arrives while it waits, and take
+     * queued connections at once.
+     */
+    @Test
+    void acceptAfterAWaitTimesOutAndAccepts() throws Exception {
+        SSLServerSocket ss = listener();
+        ss.setSoTimeout(T);
+        assertThrows(SocketTimeoutException.class, ss::accept);
+        long t0 = System.nanoTime();
+        assertThrows(SocketTimeoutException.class, ss::accept);
+        assertTimely(t0, T);
+        ss.setSoTimeout(5000);
+        InetSocketAddress a = new InetSocketAddress(InetAddress.getLoopbackAddress(), ss.getLocalPort());
+        CompletableFuture<Socket> later = CompletableFuture.supplyAsync(() -> {
+            try {
+                Thread.sleep(100);
+                return new Socket(a.getAddress(), a.getPort());
+            } catch (IOException | InterruptedException e) {
+                throw new RuntimeException(e);
+            }
+        }, POOL);
+        Socket s1 = keep(ss.accept());
+        assertEquals(keep(later.get(5, TimeUnit.SECONDS)).getLocalPort(), s1.getPort());
+        Socket c2 = keep(new Socket(a.getAddress(), a.getPort()));
+        Socket c3 = keep(new Socket(a.getAddress(), a.getPort()));
+        Thread.sleep(50);
+        assertEquals(c2.getLocalPort(), keep(ss.accept()).getPort());
+        assertEquals(c3.getLocalPort(), keep(ss.accept()).getPort());
+    }
+
     @Test
     void connectTimesOut() throws Exception {
         InetSocketAddress a = fullBacklog();
