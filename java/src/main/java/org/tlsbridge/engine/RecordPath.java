@@ -12,12 +12,36 @@ import org.tlsbridge.internal.Results;
  * record and scatters a record over several small destinations through
  * direct staging buffers, and moves the positions by what the call
  * consumed and produced. The engine holds its lock around every call.
+ *
+ * <p>A direct buffer's address is asked of the native side once and kept
+ * with the buffer, one per role: callers reuse the same buffers for a
+ * connection's life, and asking JNI on every call costs three VM
+ * transitions per buffer. Holding the buffer keeps its memory alive for
+ * as long as the address is kept.
  */
 final class RecordPath {
     private static final int STAGE_SIZE = TlsBridgeSession.PACKET_BUFFER_SIZE;
 
     private ByteBuffer stage;
     private ByteBuffer stage2;
+    private final Address wrapSrc = new Address();
+    private final Address wrapDst = new Address();
+    private final Address unwrapSrc = new Address();
+    private final Address unwrapDst = new Address();
+
+    /** The last direct buffer seen in one role and where its memory starts. */
+    private static final class Address {
+        private ByteBuffer buffer;
+        private long address;
+
+        long of(ByteBuffer b) {
+            if (b != buffer) {
+                address = Native.bufferAddress(b);
+                buffer = b;
+            }
+            return address;
+        }
+    }
 
     private static ByteBuffer at(ByteBuffer single, ByteBuffer[] bufs, int i) {
         return single != null ? single : bufs[i];
@@ -49,11 +73,13 @@ final class RecordPath {
         int dlen = Math.min(dst.remaining(), Results.MAX_LEN);
         int spos = src == null ? 0 : src.position();
         int slen = src == null ? 0 : Math.min(src.remaining(), Results.MAX_LEN);
-        long r = Native.wrap(p, src != null && src.isDirect() ? src : null,
-                src != null && !src.isDirect() ? src.array() : null,
-                src == null || src.isDirect() ? spos : src.arrayOffset() + spos, slen,
-                dst.isDirect() ? dst : null, dst.isDirect() ? null : dst.array(),
-                dst.isDirect() ? dpos : dst.arrayOffset() + dpos, dlen);
+        boolean srcDirect = src != null && src.isDirect();
+        boolean dstDirect = dst.isDirect();
+        long r = Native.wrap(p, srcDirect ? wrapSrc.of(src) : 0,
+                src != null && !srcDirect ? src.array() : null,
+                src == null || srcDirect ? spos : src.arrayOffset() + spos, slen,
+                dstDirect ? wrapDst.of(dst) : 0, dstDirect ? null : dst.array(),
+                dstDirect ? dpos : dst.arrayOffset() + dpos, dlen);
         int consumed = Results.consumed(r);
         if (consumed > 0) {
             if (staged && single == null) {
@@ -100,11 +126,13 @@ final class RecordPath {
         int slen = Math.min(in.remaining(), Results.MAX_LEN);
         int dpos = dst == null ? 0 : dst.position();
         int dlen = dst == null ? 0 : Math.min(dst.remaining(), Results.MAX_LEN);
-        long r = Native.unwrap(p, in.isDirect() ? in : null, in.isDirect() ? null : in.array(),
-                in.isDirect() ? spos : in.arrayOffset() + spos, slen,
-                dst != null && dst.isDirect() ? dst : null,
-                dst != null && !dst.isDirect() ? dst.array() : null,
-                dst == null || dst.isDirect() ? dpos : dst.arrayOffset() + dpos, dlen);
+        boolean inDirect = in.isDirect();
+        boolean dstDirect = dst != null && dst.isDirect();
+        long r = Native.unwrap(p, inDirect ? unwrapSrc.of(in) : 0, inDirect ? null : in.array(),
+                inDirect ? spos : in.arrayOffset() + spos, slen,
+                dstDirect ? unwrapDst.of(dst) : 0,
+                dst != null && !dstDirect ? dst.array() : null,
+                dst == null || dstDirect ? dpos : dst.arrayOffset() + dpos, dlen);
         int produced = Results.produced(r);
         src.position(src.position() + Results.consumed(r));
         if (scatter) {
