@@ -145,7 +145,7 @@ static jlong unwrap(JNIEnv *env, jclass c, jlong h, jlong sb, jbyteArray sa, jin
 /* Where a direct buffer's memory starts; 0 for anything else. */
 static jlong buffer_address(JNIEnv *env, jclass c, jobject buf) {
   void *a = buf ? (*env)->GetDirectBufferAddress(env, buf) : NULL;
-  return (jlong)(uintptr_t)a;
+  return tb_handle(a);
 }
 
 static jmethodID verify_peer_mid;

@@ -136,6 +136,11 @@ public final class KeyBridge {
             return chain.clone();
         }
 
+        /** Whether this is the key behind a native handle (Native.localKey). */
+        public boolean is(long nativeHandle) {
+            return nativeHandle != 0 && nativeHandle == handle;
+        }
+
         /** Installs this key on an engine's SSL (which takes its own references). */
         public void useOn(long engine) throws SSLException {
             try {

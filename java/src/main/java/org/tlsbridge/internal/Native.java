@@ -120,6 +120,9 @@ public final class Native {
 
     public static native byte[][] localChain(long engine);
 
+    /** The handle of the installed key whose chain the handshake sent, or 0 (see KeyMaterial). */
+    public static native long localKey(long engine);
+
     public static native int[] peerSigAlgs(long engine);
 
     /** signature_algorithms_cert when the peer sent it, else {@link #peerSigAlgs}. */

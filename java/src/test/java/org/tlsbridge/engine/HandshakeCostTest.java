@@ -1,5 +1,6 @@
 package org.tlsbridge.engine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.management.ManagementFactory;
@@ -66,6 +67,8 @@ class HandshakeCostTest {
     private static void handshake(SSLContext client, SSLContext server) throws Exception {
         EnginePair p = new EnginePair(client, server, false, null, -1);
         p.handshake();
+        // the chain the server sent, as the client saw it, is the server session's own
+        assertArrayEquals(p.client.getSession().getPeerCertificates(), p.server.getSession().getLocalCertificates());
         p.client.closeOutbound();
         p.server.closeOutbound();
     }
