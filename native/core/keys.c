@@ -105,6 +105,16 @@ int tb_keymat_use(tb_engine *e, tb_keymat *k, tb_error *err) {
   return 0;
 }
 
+/* The installed key whose certificate this handshake used, if any. */
+const tb_keymat *tb_keymat_in_use(const tb_engine *e) {
+  X509 *cert = SSL_get_certificate(e->ssl);
+  int i;
+  for (i = 0; cert && i < e->n_offered; i++)
+    if (e->offered[i]->cert == cert)
+      return e->offered[i];
+  return NULL;
+}
+
 const char *tb_keymat_type(const tb_keymat *k) {
   switch (EVP_PKEY_get_base_id(k->key)) {
   case EVP_PKEY_RSA: return "RSA";

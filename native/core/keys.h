@@ -19,5 +19,6 @@ void tb_keymat_free(tb_keymat *k); /* drops one reference */
 tb_keymat *tb_keymat_ref(tb_keymat *k);
 int tb_keymat_set_ocsp(tb_keymat *k, const uint8_t *der, size_t len); /* before sharing only */
 int tb_keymat_use(tb_engine *e, tb_keymat *k, tb_error *err);
+const tb_keymat *tb_keymat_in_use(const tb_engine *e);
 const char *tb_keymat_type(const tb_keymat *k);
 #endif

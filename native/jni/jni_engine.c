@@ -25,23 +25,20 @@ typedef struct region {
   void *base;
 } region;
 
-/* Direct buffers are used at their address; heap arrays are pinned for the
- * duration of the call (no copy on HotSpot). The engine never calls back
- * into Java, so holding a critical region across OpenSSL is legal; all JNI
- * lookups happen before the first pin. */
-static int region_resolve(JNIEnv *env, region *rg, jobject buf, jbyteArray arr, jint off, jint len) {
+/* Direct buffers arrive as the address Java cached for them (bufferAddress,
+ * asked once per buffer), so a call costs no GetDirectBufferAddress (which
+ * is an IsInstanceOf and a field read, each a VM transition); heap arrays
+ * are pinned for the duration of the call (no copy on HotSpot). The engine
+ * never calls back into Java, so holding a critical region across OpenSSL
+ * is legal; all JNI lookups happen before the first pin. */
+static int region_resolve(JNIEnv *env, region *rg, jlong addr, jbyteArray arr, jint off, jint len) {
   rg->p = NULL;
   rg->pinned = NULL;
   rg->base = NULL;
   if (len <= 0)
     return 0;
-  if (buf) {
-    uint8_t *a = (*env)->GetDirectBufferAddress(env, buf);
-    if (!a) {
-      tb_throw_kind(env, TB_ERR_ARGUMENT, "buffer is not a direct buffer");
-      return -1;
-    }
-    rg->p = a + off;
+  if (addr) {
+    rg->p = (uint8_t *)(uintptr_t)addr + off;
     return 0;
   }
   if (!arr) {
@@ -107,8 +104,8 @@ static jlong run_copied(JNIEnv *env, tb_op op, tb_engine *e, region *src, jbyteA
   return (*env)->ExceptionCheck(env) ? -1 : pack(&r);
 }
 
-static jlong run_op(JNIEnv *env, tb_op op, jlong h, jobject sb, jbyteArray sa, jint so, jint sl,
-                    jobject db, jbyteArray da, jint dof, jint dl) {
+static jlong run_op(JNIEnv *env, tb_op op, jlong h, jlong sb, jbyteArray sa, jint so, jint sl,
+                    jlong db, jbyteArray da, jint dof, jint dl) {
   tb_engine *e = tb_ptr(h);
   region src, dst;
   tb_result r;
@@ -135,14 +132,20 @@ static jlong run_op(JNIEnv *env, tb_op op, jlong h, jobject sb, jbyteArray sa, j
   return pack(&r);
 }
 
-static jlong wrap(JNIEnv *env, jclass c, jlong h, jobject sb, jbyteArray sa, jint so, jint sl,
-                  jobject db, jbyteArray da, jint dof, jint dl) {
+static jlong wrap(JNIEnv *env, jclass c, jlong h, jlong sb, jbyteArray sa, jint so, jint sl,
+                  jlong db, jbyteArray da, jint dof, jint dl) {
   return run_op(env, tb_engine_wrap, h, sb, sa, so, sl, db, da, dof, dl);
 }
 
-static jlong unwrap(JNIEnv *env, jclass c, jlong h, jobject sb, jbyteArray sa, jint so, jint sl,
-                    jobject db, jbyteArray da, jint dof, jint dl) {
+static jlong unwrap(JNIEnv *env, jclass c, jlong h, jlong sb, jbyteArray sa, jint so, jint sl,
+                    jlong db, jbyteArray da, jint dof, jint dl) {
   return run_op(env, tb_engine_unwrap, h, sb, sa, so, sl, db, da, dof, dl);
+}
+
+/* Where a direct buffer's memory starts; 0 for anything else. */
+static jlong buffer_address(JNIEnv *env, jclass c, jobject buf) {
+  void *a = buf ? (*env)->GetDirectBufferAddress(env, buf) : NULL;
+  return tb_handle(a);
 }
 
 static jmethodID verify_peer_mid;
@@ -366,8 +369,9 @@ static void request_pha(JNIEnv *env, jclass c, jlong h, jboolean need) {
 const JNINativeMethod tb_engine_methods[] = {
     TB_N("engineNew", "(JZLorg/tlsbridge/internal/NativeCallbacks;)J", engine_new),
     TB_N("engineFree", "(J)V", engine_free),
-    TB_N("wrap", "(JLjava/nio/ByteBuffer;[BIILjava/nio/ByteBuffer;[BII)J", wrap),
-    TB_N("unwrap", "(JLjava/nio/ByteBuffer;[BIILjava/nio/ByteBuffer;[BII)J", unwrap),
+    TB_N("wrap", "(JJ[BIIJ[BII)J", wrap),
+    TB_N("unwrap", "(JJ[BIIJ[BII)J", unwrap),
+    TB_N("bufferAddress", "(Ljava/nio/ByteBuffer;)J", buffer_address),
     TB_N("begin", "(J)I", begin),
     TB_N("closeOutbound", "(J)I", close_outbound),
     TB_N("closeInbound", "(J)I", close_inbound),

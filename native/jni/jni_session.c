@@ -2,6 +2,7 @@
  * far enough (Java snapshots it so a session outlives its engine), and the
  * client-side resumption cache that decides which session a client offers. */
 #include "jni_util.h"
+#include "../core/keys.h"
 #include "../core/session_cache.h"
 
 #include <string.h>
@@ -76,6 +77,13 @@ static jobjectArray local_chain(JNIEnv *env, jclass c, jlong h) {
     return NULL;
   SSL_get0_chain_certs(e->ssl, &chain);
   return tb_der_chain(env, leaf, chain);
+}
+
+/* The handle of the KeyMaterial whose chain this handshake sent, or 0: the
+ * session then shows the application's own X509Certificate objects without
+ * the chain being encoded and compared on every handshake. */
+static jlong local_key(JNIEnv *env, jclass c, jlong h) {
+  return tb_handle(tb_keymat_in_use(tb_ptr(h)));
 }
 
 /* Scheme code point i of the peer's signature_algorithms (hash << 8 | sig)
@@ -211,6 +219,7 @@ const JNINativeMethod tb_session_methods[] = {
     TB_N("ctxShareSessions", "(JJ)V", ctx_share_sessions),
     TB_N("peerChain", "(J)[[B", peer_chain),
     TB_N("localChain", "(J)[[B", local_chain),
+    TB_N("localKey", "(J)J", local_key),
     TB_N("peerSigAlgs", "(J)[I", peer_sigalgs),
     TB_N("peerCertSigAlgs", "(J)[I", peer_cert_sigalgs),
     TB_N("serverName", "(J)[B", server_name),

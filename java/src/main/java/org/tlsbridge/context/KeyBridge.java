@@ -13,13 +13,23 @@ import org.tlsbridge.internal.Cleaners;
 import org.tlsbridge.internal.Native;
 
 /**
- * Key material from the KeyManager, parsed into OpenSSL once per alias and
- * reused by every handshake that picks that alias. The KeyManager is asked
- * on every handshake, so per-SNI choices and replaced certificates work.
+ * Key material from the KeyManager, parsed into OpenSSL once per
+ * certificate and reused by every handshake that picks it. The KeyManager
+ * is asked on every handshake, so per-SNI choices and replaced certificates
+ * work.
+ *
+ * <p>The cache is keyed by the leaf certificate, not the alias: NewSunX509
+ * (and KeyManagers built on it) returns a fresh alias on every choice
+ * ("&lt;counter&gt;.&lt;builder&gt;.&lt;alias&gt;"), so an alias key missed on
+ * every handshake, re-parsed the private key each time and kept one entry
+ * per handshake. A certificate fixes its public key and so its private
+ * key: the same chain is the same material.
  */
 public final class KeyBridge {
+    /** Distinct certificates kept; past this (a KeyManager minting certificates) the cache starts over. */
+    private static final int MAX_CACHED = 256;
     private final X509ExtendedKeyManager km;
-    private final ConcurrentHashMap<String, KeyMaterial> cache = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<X509Certificate, KeyMaterial> cache = new ConcurrentHashMap<>();
 
     KeyBridge(X509ExtendedKeyManager km) {
         this.km = km;
@@ -39,8 +49,8 @@ public final class KeyBridge {
             return null;
         }
         byte[] staple = staple(alias);
-        KeyMaterial m = cache.get(alias);
-        if (m != null && m.chain[0].equals(chain[0]) && java.util.Arrays.equals(m.staple, staple)) {
+        KeyMaterial m = cache.get(chain[0]);
+        if (m != null && Arrays.equals(m.chain, chain) && Arrays.equals(m.staple, staple)) {
             return m;
         }
         PrivateKey pk = km.getPrivateKey(alias);
@@ -64,7 +74,10 @@ public final class KeyBridge {
         } finally {
             Arrays.fill(pkcs8, (byte) 0);
         }
-        cache.put(alias, m);
+        if (cache.size() >= MAX_CACHED) {
+            cache.clear();
+        }
+        cache.put(chain[0], m);
         return m;
     }
 
@@ -83,10 +96,10 @@ public final class KeyBridge {
         java.nio.file.Path f = java.nio.file.Paths.get(dir, name + ".der");
         try {
             long stamp = java.nio.file.Files.getLastModifiedTime(f).toMillis();
-            Staple s = staples.get(alias);
+            Staple s = staples.get(name);
             if (s == null || s.stamp != stamp) {
                 s = new Staple(stamp, java.nio.file.Files.readAllBytes(f));
-                staples.put(alias, s);
+                staples.put(name, s);
             }
             return s.der;
         } catch (java.io.IOException e) {
@@ -121,6 +134,11 @@ public final class KeyBridge {
 
         public X509Certificate[] chain() {
             return chain.clone();
+        }
+
+        /** Whether this is the key behind a native handle (Native.localKey). */
+        public boolean is(long nativeHandle) {
+            return nativeHandle != 0 && nativeHandle == handle;
         }
 
         /** Installs this key on an engine's SSL (which takes its own references). */

@@ -10,7 +10,6 @@ import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.CertificateRevokedException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -427,20 +426,17 @@ public final class Handshaker {
         return s;
     }
 
+    /** The chain we sent: the KeyManager's own certificates when OpenSSL used one we installed. */
     private X509Certificate[] localChain(long ssl) {
+        long used = Native.localKey(ssl);
+        for (KeyMaterial m : offered) {
+            if (m.is(used)) {
+                return m.chain();
+            }
+        }
         byte[][] der = Native.localChain(ssl);
         if (der == null || der.length == 0) {
             return null;
-        }
-        for (KeyMaterial m : offered) {
-            try {
-                X509Certificate[] c = m.chain();
-                if (Arrays.equals(c[0].getEncoded(), der[0])) {
-                    return c;
-                }
-            } catch (CertificateException e) {
-                break;
-            }
         }
         try {
             return certificates(der);

@@ -4,15 +4,11 @@ import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
-import java.util.List;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BiFunction;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLEngineResult.Status;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSession;
 import org.tlsbridge.context.ContextState;
 import org.tlsbridge.internal.Cleaners;
@@ -32,28 +28,23 @@ import org.tlsbridge.internal.Results;
  * SSL is freed as soon as both directions are closed, or by a Cleaner if
  * the engine is dropped.
  */
-public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
+public final class TlsBridgeEngine extends EngineSettings implements NativeOwner {
     private static final SSLEngineResult CLOSED_EMPTY =
             new SSLEngineResult(Status.CLOSED, HandshakeStatus.NOT_HANDSHAKING, 0, 0);
-    private static final int STAGE_SIZE = TlsBridgeSession.PACKET_BUFFER_SIZE;
 
-    private final ReentrantLock lock = new ReentrantLock();
-    private final EngineConfig cfg;
     private final java.net.Socket socket;
     private final Handle handle = new Handle();
     private final Cleaner.Cleanable cleanable;
     private final Callbacks callbacks = new Callbacks(this);
     private final Results.Cache wrapResults = new Results.Cache();
     private final Results.Cache unwrapResults = new Results.Cache();
+    private final RecordPath records = new RecordPath();
     private Handshaker handshaker;
     private volatile TlsBridgeSession session = TlsBridgeSession.NULL_SESSION;
-    private boolean started;
     private volatile boolean freed;
     private volatile boolean inboundDone;
     private volatile boolean outboundDone;
     private boolean taskOut;
-    private ByteBuffer stage;
-    private ByteBuffer stage2;
 
     /** Owns the native pointer; also the Cleaner's action, so it must not reference the engine. */
     private static final class Handle implements Runnable {
@@ -94,8 +85,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
      * managers are shown, as SunJSSE shows them its layered sockets.
      */
     public TlsBridgeEngine(EngineConfig cfg, java.net.Socket socket, String host, int port) {
-        super(host, port);
-        this.cfg = cfg;
+        super(cfg, host, port);
         this.socket = socket;
         this.cleanable = Cleaners.CLEANER.register(this, handle);
     }
@@ -178,12 +168,8 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
 
     @Override
     public SSLEngineResult wrap(ByteBuffer[] srcs, int offset, int length, ByteBuffer dst) throws SSLException {
-        checkArray(srcs, offset, length);
+        RecordPath.checkArray(srcs, offset, length);
         return doWrap(null, srcs, offset, length, dst);
-    }
-
-    private static ByteBuffer at(ByteBuffer single, ByteBuffer[] bufs, int i) {
-        return single != null ? single : bufs[i];
     }
 
     private SSLEngineResult doWrap(ByteBuffer single, ByteBuffer[] srcs, int offset, int length, ByteBuffer dst)
@@ -200,52 +186,13 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
             if (p == 0) {
                 return CLOSED_EMPTY;
             }
-            int first = -1;
-            int count = 0;
-            int total = 0;
-            for (int i = offset; i < offset + length; i++) {
-                int r = at(single, srcs, i).remaining();
-                if (r > 0) {
-                    if (first < 0) {
-                        first = i;
-                    }
-                    count++;
-                    total += r;
-                }
-            }
-            ByteBuffer src = first < 0 ? null : at(single, srcs, first);
-            boolean gather = count > 1 && src.remaining() < TlsBridgeSession.APPLICATION_BUFFER_SIZE;
-            boolean staged = gather || (src != null && !src.isDirect() && !src.hasArray());
-            if (staged) {
-                src = gather(single != null ? new ByteBuffer[] {single} : srcs, first, offset + length, total);
-            }
             long r;
-            int dpos = dst.position();
-            int dlen = Math.min(dst.remaining(), Results.MAX_LEN);
-            int spos = src == null ? 0 : src.position();
-            int slen = src == null ? 0 : Math.min(src.remaining(), Results.MAX_LEN);
             try {
-                r = Native.wrap(p, src != null && src.isDirect() ? src : null,
-                        src != null && !src.isDirect() ? src.array() : null,
-                        src == null || src.isDirect() ? spos : src.arrayOffset() + spos, slen,
-                        dst.isDirect() ? dst : null, dst.isDirect() ? null : dst.array(),
-                        dst.isDirect() ? dpos : dst.arrayOffset() + dpos, dlen);
+                r = records.wrap(p, single, srcs, offset, length, dst);
             } catch (SSLException e) {
                 throw withCause(e);
             }
-            int consumed = Results.consumed(r);
-            int produced = Results.produced(r);
-            if (consumed > 0) {
-                if (staged && single == null) {
-                    advance(srcs, first, offset + length, consumed);
-                } else if (staged) {
-                    single.position(single.position() + consumed);
-                } else {
-                    src.position(spos + consumed);
-                }
-            }
-            dst.position(dpos + produced);
-            return result(wrapResults, p, r, consumed, produced);
+            return result(wrapResults, p, r);
         } finally {
             lock.unlock();
         }
@@ -261,7 +208,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
 
     @Override
     public SSLEngineResult unwrap(ByteBuffer src, ByteBuffer[] dsts, int offset, int length) throws SSLException {
-        checkArray(dsts, offset, length);
+        RecordPath.checkArray(dsts, offset, length);
         return doUnwrap(src, null, dsts, offset, length);
     }
 
@@ -271,7 +218,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
             throw new IllegalArgumentException("src is null");
         }
         for (int i = offset; i < offset + length; i++) {
-            if (at(single, dsts, i).isReadOnly()) {
+            if ((single != null ? single : dsts[i]).isReadOnly()) {
                 throw new ReadOnlyBufferException();
             }
         }
@@ -281,136 +228,29 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
             if (p == 0) {
                 return CLOSED_EMPTY;
             }
-            int first = -1;
-            long total = 0;
-            for (int i = offset; i < offset + length; i++) {
-                int r = at(single, dsts, i).remaining();
-                if (r > 0) {
-                    if (first < 0) {
-                        first = i;
-                    }
-                    total += r;
-                }
-            }
-            ByteBuffer dst = first < 0 ? null : at(single, dsts, first);
-            boolean scatter = dst != null && dst.remaining() < TlsBridgeSession.APPLICATION_BUFFER_SIZE
-                    && total > dst.remaining();
-            if (scatter) {
-                dst = stage2();
-                dst.clear().limit((int) Math.min(TlsBridgeSession.APPLICATION_BUFFER_SIZE, total));
-            }
-            ByteBuffer in = src;
-            boolean copiedIn = !src.isDirect() && !src.hasArray();
-            if (copiedIn) {
-                in = stage();
-                in.clear();
-                int n = Math.min(src.remaining(), in.capacity());
-                in.put(src.duplicate().limit(src.position() + n)).flip();
-            }
-            int spos = in.position();
-            int slen = Math.min(in.remaining(), Results.MAX_LEN);
-            int dpos = dst == null ? 0 : dst.position();
-            int dlen = dst == null ? 0 : Math.min(dst.remaining(), Results.MAX_LEN);
             long r;
             try {
-                r = Native.unwrap(p, in.isDirect() ? in : null, in.isDirect() ? null : in.array(),
-                        in.isDirect() ? spos : in.arrayOffset() + spos, slen,
-                        dst != null && dst.isDirect() ? dst : null,
-                        dst != null && !dst.isDirect() ? dst.array() : null,
-                        dst == null || dst.isDirect() ? dpos : dst.arrayOffset() + dpos, dlen);
+                r = records.unwrap(p, src, single, dsts, offset, length);
             } catch (SSLException e) {
                 throw withCause(e);
             }
-            int consumed = Results.consumed(r);
-            int produced = Results.produced(r);
-            src.position(src.position() + consumed);
-            if (scatter) {
-                dst.limit(produced).position(0);
-                scatter(dst, dsts, first, offset + length);
-            } else if (dst != null) {
-                dst.position(dpos + produced);
-            }
-            return result(unwrapResults, p, r, consumed, produced);
+            return result(unwrapResults, p, r);
         } finally {
             lock.unlock();
         }
     }
 
-    private SSLEngineResult result(Results.Cache cache, long p, long r, int consumed, int produced) {
+    private SSLEngineResult result(Results.Cache cache, long p, long r) {
         Status status = Results.status(r);
         HandshakeStatus hs = Results.handshake(r);
         if (hs == HandshakeStatus.FINISHED) {
             session = handshaker.finish(p);
         }
-        SSLEngineResult res = cache.get(status, hs, consumed, produced);
+        SSLEngineResult res = cache.get(status, hs, Results.consumed(r), Results.produced(r));
         if (status == Status.CLOSED) {
             afterClosed(p);
         }
         return res;
-    }
-
-    private static void checkArray(ByteBuffer[] bufs, int offset, int length) {
-        if (bufs == null) {
-            throw new IllegalArgumentException("buffer array is null");
-        }
-        if (offset < 0 || length < 0 || offset > bufs.length - length) {
-            throw new IndexOutOfBoundsException("offset " + offset + ", length " + length + ", size " + bufs.length);
-        }
-        for (int i = offset; i < offset + length; i++) {
-            if (bufs[i] == null) {
-                throw new IllegalArgumentException("buffer " + i + " is null");
-            }
-        }
-    }
-
-    private ByteBuffer stage() {
-        if (stage == null) {
-            stage = ByteBuffer.allocateDirect(STAGE_SIZE);
-        }
-        return stage;
-    }
-
-    private ByteBuffer stage2() {
-        if (stage2 == null) {
-            stage2 = ByteBuffer.allocateDirect(TlsBridgeSession.APPLICATION_BUFFER_SIZE);
-        }
-        return stage2;
-    }
-
-    /** Several small sources make one record, not one record each. */
-    private ByteBuffer gather(ByteBuffer[] srcs, int from, int to, int total) {
-        ByteBuffer s = stage();
-        s.clear().limit(Math.min(TlsBridgeSession.APPLICATION_BUFFER_SIZE, total));
-        for (int i = from; i < to && s.hasRemaining(); i++) {
-            ByteBuffer b = srcs[i].duplicate();
-            if (b.remaining() > s.remaining()) {
-                b.limit(b.position() + s.remaining());
-            }
-            s.put(b);
-        }
-        return s.flip();
-    }
-
-    private static void advance(ByteBuffer[] srcs, int from, int to, int n) {
-        for (int i = from; i < to && n > 0; i++) {
-            int k = Math.min(n, srcs[i].remaining());
-            srcs[i].position(srcs[i].position() + k);
-            n -= k;
-        }
-    }
-
-    private static void scatter(ByteBuffer from, ByteBuffer[] dsts, int first, int end) {
-        for (int i = first; i < end && from.hasRemaining(); i++) {
-            ByteBuffer d = dsts[i];
-            if (!d.hasRemaining()) {
-                continue;
-            }
-            ByteBuffer part = from.duplicate();
-            int n = Math.min(d.remaining(), part.remaining());
-            part.limit(part.position() + n);
-            d.put(part);
-            from.position(from.position() + n);
-        }
     }
 
     // ---- handshake control ----
@@ -566,122 +406,7 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
         }
     }
 
-    // ---- configuration ----
-
-    private void beforeStart(String what) {
-        if (started) {
-            throw new IllegalArgumentException("cannot change " + what + " after the handshake has started");
-        }
-    }
-
-    @Override
-    public String[] getSupportedCipherSuites() {
-        return cfg.context().suites().supported();
-    }
-
-    @Override
-    public String[] getEnabledCipherSuites() {
-        return cfg.suites();
-    }
-
-    @Override
-    public void setEnabledCipherSuites(String[] suites) {
-        lock.lock();
-        try {
-            cfg.setSuites(suites);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public String[] getSupportedProtocols() {
-        return org.tlsbridge.context.Protocols.supported();
-    }
-
-    @Override
-    public String[] getEnabledProtocols() {
-        return cfg.protocols();
-    }
-
-    @Override
-    public void setEnabledProtocols(String[] protocols) {
-        lock.lock();
-        try {
-            cfg.setProtocols(protocols);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public void setUseClientMode(boolean mode) {
-        lock.lock();
-        try {
-            if (started && mode != cfg.clientMode()) {
-                throw new IllegalArgumentException("Cannot change mode after SSL traffic has started");
-            }
-            cfg.setClientMode(mode);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public boolean getUseClientMode() {
-        return cfg.clientMode();
-    }
-
-    @Override
-    public void setNeedClientAuth(boolean need) {
-        cfg.setClientAuth(need ? EngineConfig.AUTH_NEED : EngineConfig.AUTH_NONE);
-    }
-
-    @Override
-    public boolean getNeedClientAuth() {
-        return cfg.clientAuth() == EngineConfig.AUTH_NEED;
-    }
-
-    @Override
-    public void setWantClientAuth(boolean want) {
-        cfg.setClientAuth(want ? EngineConfig.AUTH_WANT : EngineConfig.AUTH_NONE);
-    }
-
-    @Override
-    public boolean getWantClientAuth() {
-        return cfg.clientAuth() == EngineConfig.AUTH_WANT;
-    }
-
-    @Override
-    public void setEnableSessionCreation(boolean flag) {
-        cfg.setSessionCreation(flag);
-    }
-
-    @Override
-    public boolean getEnableSessionCreation() {
-        return cfg.sessionCreation();
-    }
-
-    @Override
-    public SSLParameters getSSLParameters() {
-        lock.lock();
-        try {
-            return cfg.parameters();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public void setSSLParameters(SSLParameters params) {
-        lock.lock();
-        try {
-            beforeStart("SSL parameters");
-            cfg.setParameters(params);
-        } finally {
-            lock.unlock();
-        }
-    }
+    // ---- handshake-time views of the configuration ----
 
     @Override
     public String getApplicationProtocol() {
@@ -700,16 +425,6 @@ public final class TlsBridgeEngine extends SSLEngine implements NativeOwner {
         } finally {
             lock.unlock();
         }
-    }
-
-    @Override
-    public void setHandshakeApplicationProtocolSelector(BiFunction<SSLEngine, List<String>, String> selector) {
-        cfg.alpnSelector = selector;
-    }
-
-    @Override
-    public BiFunction<SSLEngine, List<String>, String> getHandshakeApplicationProtocolSelector() {
-        return cfg.alpnSelector;
     }
 
     @Override

@@ -58,12 +58,19 @@ public final class Native {
 
     public static native void engineFree(long engine);
 
-    /** Packed result, see {@link Results}; throws on failure. */
-    public static native long wrap(long engine, ByteBuffer srcDirect, byte[] srcArray, int srcOff, int srcLen,
-            ByteBuffer dstDirect, byte[] dstArray, int dstOff, int dstLen) throws javax.net.ssl.SSLException;
+    /**
+     * Packed result, see {@link Results}; throws on failure. Each side is a
+     * direct buffer's {@link #bufferAddress} (0 if none) or else a heap array;
+     * the caller keeps that buffer reachable, so its memory stays, for the call.
+     */
+    public static native long wrap(long engine, long srcAddress, byte[] srcArray, int srcOff, int srcLen,
+            long dstAddress, byte[] dstArray, int dstOff, int dstLen) throws javax.net.ssl.SSLException;
 
-    public static native long unwrap(long engine, ByteBuffer srcDirect, byte[] srcArray, int srcOff, int srcLen,
-            ByteBuffer dstDirect, byte[] dstArray, int dstOff, int dstLen) throws javax.net.ssl.SSLException;
+    public static native long unwrap(long engine, long srcAddress, byte[] srcArray, int srcOff, int srcLen,
+            long dstAddress, byte[] dstArray, int dstOff, int dstLen) throws javax.net.ssl.SSLException;
+
+    /** The start of a direct buffer's memory (its position 0), or 0 when it is not direct. */
+    public static native long bufferAddress(ByteBuffer buffer);
 
     public static native int begin(long engine) throws javax.net.ssl.SSLException;
 
@@ -112,6 +119,9 @@ public final class Native {
     public static native byte[][] peerChain(long engine);
 
     public static native byte[][] localChain(long engine);
+
+    /** The handle of the installed key whose chain the handshake sent, or 0 (see KeyMaterial). */
+    public static native long localKey(long engine);
 
     public static native int[] peerSigAlgs(long engine);
 
