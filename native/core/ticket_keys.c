@@ -201,8 +201,10 @@ static int key_init(const tkey *k, unsigned char *iv, EVP_CIPHER_CTX *c, EVP_MAC
 }
 
 /* OpenSSL's contract: sealing returns 1 (or -1 on error); opening returns 0
- * for an unknown name (full handshake), 1, or 2 to have the ticket renewed
- * under the first key. */
+ * for an unknown name (full handshake), 1, or 2 to have the ticket renewed.
+ * Renewed: a ticket under an older key, and every TLS 1.3 ticket (without
+ * 2 a TLS 1.3 server sends no ticket after a resumption, and a client that
+ * uses each ticket once, as RFC 8446 advises, could not resume again). */
 static int ticket_key_cb(SSL *ssl, unsigned char *name, unsigned char *iv, EVP_CIPHER_CTX *c, EVP_MAC_CTX *h,
                          int enc) {
   tb_ticket_keys *t = keys_of(SSL_get_SSL_CTX(ssl));
@@ -220,7 +222,7 @@ static int ticket_key_cb(SSL *ssl, unsigned char *name, unsigned char *iv, EVP_C
     if (i == t->set->n)
       rc = 0;
     else
-      rc = key_init(&t->set->k[i], iv, c, h, 0) ? (i == 0 ? 1 : 2) : -1;
+      rc = key_init(&t->set->k[i], iv, c, h, 0) ? (i == 0 && SSL_version(ssl) < TLS1_3_VERSION ? 1 : 2) : -1;
   }
   pthread_rwlock_unlock(&t->rw);
   return rc;
