@@ -62,15 +62,7 @@ static void ctx_share_sessions(JNIEnv *env, jclass c, jlong ctx, jlong prev) {
 }
 
 static void ctx_ticket_keys(JNIEnv *env, jclass c, jlong ctx, jstring path) {
-  tb_error err;
-  const char *p = (*env)->GetStringUTFChars(env, path, NULL);
-  int rc;
-  if (!p)
-    return;
-  rc = tb_ticket_keys_load(tb_ptr(ctx), p, &err);
-  (*env)->ReleaseStringUTFChars(env, path, p);
-  if (rc != 0)
-    tb_throw(env, &err);
+  tb_ctx_path(env, ctx, path, tb_ticket_keys_load);
 }
 
 static jboolean ctx_ticket_keys_refresh(JNIEnv *env, jclass c, jlong ctx) {
