@@ -142,13 +142,14 @@ static keyset *parse(const unsigned char *buf, size_t len, tb_error *err, const 
 }
 
 /* The file as keys, and its identity for the next change check. Only a
- * regular file that not every user can read is taken. */
+ * regular file that not every user can read is taken; opened non-blocking
+ * so a FIFO put there is refused instead of hanging the caller. */
 static keyset *read_file(const char *path, struct stat *st, tb_error *err) {
   unsigned char buf[LONG_REC * TB_TICKET_KEYS_MAX + 1];
   size_t got = 0;
   ssize_t n;
   keyset *s = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
     tb_err_set(err, TB_ERR_SSL, "cannot open session ticket key file %s: %s", path, strerror(errno));
     return NULL;

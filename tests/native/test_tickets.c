@@ -172,6 +172,9 @@ static void test_bad_files(void) {
   refused(put("odd.key", k, 100, 0600), "100 bytes");
   refused(put("world.key", k, 80, 0644), "readable by every user");
   refused(dir, "not a regular file");
+  snprintf(missing, sizeof missing, "%s/fifo.key", dir);
+  CHECK(mkfifo(missing, 0600) == 0);
+  refused(missing, "not a regular file"); /* and no hang waiting for a writer */
   memset(k, 0, sizeof k);
   refused(put("zero.key", k, 80, 0600), "all zero");
   key_bytes(dup, 80, 'A');
