@@ -13,7 +13,8 @@
 #   3. per-node keys (each file its own key) and SunJSSE: about a third
 #   4. a world-readable key file: the connector does not start, Tomcat's log says why
 # Resumed share and on-CPU time per connection (the three Tomcats, from
-# /proc/PID/stat) are printed per variant. Everything listens on 127.0.0.1
+# /proc/PID/stat, after an unmeasured warm-up; one short run each, so only a
+# rough figure) are printed per variant. Everything listens on 127.0.0.1
 # ephemeral ports and is stopped at the end; about three minutes.
 #
 #   tests/haproxy/run.sh
@@ -183,6 +184,13 @@ pyload() {
 pyfield() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$PY" "$1"; }
 share_at_least() { (($1 * 100 >= $3 * $2)); } # resumed total percent
 share_below() { (($1 * 100 < $3 * $2)); }
+
+# JIT warm-up first (unmeasured, both clusters at once): a cold JVM's CPU per connection says little
+log "warm-up: 8 s of Python clients on both clusters"
+timeout 70 python3 "$HERE/resume_client.py" 127.0.0.1 "$LB_TB" 8 2 1.3 "$PKI/ca.pem" >/dev/null &
+LOADS+=($!)
+timeout 70 python3 "$HERE/resume_client.py" 127.0.0.1 "$LB_SUN" 8 2 1.3 "$PKI/ca.pem" >/dev/null
+wait
 
 # ======================= 1. shared keys =======================
 sclient shared "$LB_TB"
