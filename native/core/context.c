@@ -2,6 +2,7 @@
  * is configured once, before any engine exists, and then only read. */
 #include "tb.h"
 #include "session_cache.h"
+#include "ticket_keys.h"
 
 #include <pthread.h>
 #include <time.h>
@@ -79,7 +80,7 @@ SSL_CTX *tb_ctx_new(tb_error *err) {
   SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_ENABLE_PARTIAL_WRITE);
   SSL_CTX_clear_mode(ctx, SSL_MODE_AUTO_RETRY);
   tb_install_callbacks(ctx);
-  if (tb_sessions_install(ctx) != 0) {
+  if (tb_sessions_install(ctx) != 0 || tb_ticket_keys_install(ctx) != 0) {
     tb_err_set(err, TB_ERR_MEMORY, "cannot create the session caches");
     SSL_CTX_free(ctx);
     return NULL;

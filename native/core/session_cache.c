@@ -3,7 +3,8 @@
  *
  * Every SSL_CTX made for one SSLContext shares one store (ex_data, counted
  * references), so a second init keeps the sessions, as SunJSSE keeps its
- * session contexts; the new SSL_CTX also takes the old one's ticket keys.
+ * session contexts; the new SSL_CTX also takes the old one's ticket keys
+ * (ticket_keys.c).
  * OpenSSL's internal cache is off: both caches here have their own lock,
  * and their size and timeout change under it, so a limit set on a live
  * context never writes the SSL_CTX. Client sessions are filed by
@@ -15,6 +16,7 @@
  * handshake established when the session is resumed. */
 #include "session_cache.h"
 #include "tb_alloc.h"
+#include "ticket_keys.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -338,17 +340,9 @@ int tb_sessions_install(SSL_CTX *ctx) {
 
 int tb_sessions_share(SSL_CTX *ctx, SSL_CTX *prev) {
   tb_sessions *mine = store_of(ctx), *theirs = store_of(prev);
-  unsigned char keys[128];
-  long n = SSL_CTX_get_tlsext_ticket_keys(prev, NULL, 0);
-  int ok;
   if (!theirs || theirs == mine)
     return 0;
-  /* Ticket keys are written only when an SSL_CTX is made, so reading the
-   * live previous context is safe; the new one is not in use yet. */
-  ok = n > 0 && n <= (long)sizeof keys && SSL_CTX_get_tlsext_ticket_keys(prev, keys, n) == 1 &&
-       SSL_CTX_set_tlsext_ticket_keys(ctx, keys, n) == 1;
-  OPENSSL_cleanse(keys, sizeof keys);
-  if (!ok)
+  if (tb_ticket_keys_share(ctx, prev) != 0)
     return -1;
   atomic_fetch_add(&theirs->refs, 1);
   if (!SSL_CTX_set_ex_data(ctx, store_index, theirs)) {

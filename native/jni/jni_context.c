@@ -210,15 +210,7 @@ static jstring key_type(JNIEnv *env, jclass c, jlong h) {
 }
 
 static void ctx_keylog(JNIEnv *env, jclass c, jlong ctx, jstring path) {
-  tb_error err;
-  const char *p = (*env)->GetStringUTFChars(env, path, NULL);
-  int rc;
-  if (!p)
-    return;
-  rc = tb_keylog_attach(tb_ptr(ctx), p, &err);
-  (*env)->ReleaseStringUTFChars(env, path, p);
-  if (rc != 0)
-    tb_throw(env, &err);
+  tb_ctx_path(env, ctx, path, tb_keylog_attach);
 }
 
 const JNINativeMethod tb_context_methods[] = {

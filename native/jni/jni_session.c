@@ -4,6 +4,7 @@
 #include "jni_util.h"
 #include "../core/keys.h"
 #include "../core/session_cache.h"
+#include "../core/ticket_keys.h"
 
 #include <string.h>
 #include <openssl/x509v3.h>
@@ -59,6 +60,18 @@ static void ctx_share_sessions(JNIEnv *env, jclass c, jlong ctx, jlong prev) {
     tb_err_from_openssl(&err, TB_ERR_MEMORY, "cannot keep the session caches across init");
     tb_throw(env, &err);
   }
+}
+
+static void ctx_ticket_keys(JNIEnv *env, jclass c, jlong ctx, jstring path) {
+  tb_ctx_path(env, ctx, path, tb_ticket_keys_load);
+}
+
+static jboolean ctx_ticket_keys_refresh(JNIEnv *env, jclass c, jlong ctx) {
+  tb_error err;
+  int rc = tb_ticket_keys_refresh(tb_ptr(ctx), &err);
+  if (rc < 0)
+    tb_throw(env, &err);
+  return rc == 1;
 }
 
 static jobjectArray peer_chain(JNIEnv *env, jclass c, jlong h) {
@@ -217,6 +230,8 @@ const JNINativeMethod tb_session_methods[] = {
     TB_N("reused", "(J)Z", reused),
     TB_N("sessionOrigin", "(J)[B", session_origin),
     TB_N("ctxShareSessions", "(JJ)V", ctx_share_sessions),
+    TB_N("ctxTicketKeys", "(JLjava/lang/String;)V", ctx_ticket_keys),
+    TB_N("ctxTicketKeysRefresh", "(J)Z", ctx_ticket_keys_refresh),
     TB_N("peerChain", "(J)[[B", peer_chain),
     TB_N("localChain", "(J)[[B", local_chain),
     TB_N("localKey", "(J)J", local_key),

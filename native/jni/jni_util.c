@@ -74,6 +74,18 @@ void tb_throw(JNIEnv *env, const tb_error *err) {
   tb_throw_kind(env, err->kind == TB_ERR_NONE ? TB_ERR_SSL : err->kind, err->msg);
 }
 
+void tb_ctx_path(JNIEnv *env, jlong ctx, jstring path, int (*fn)(SSL_CTX *, const char *, tb_error *)) {
+  tb_error err;
+  const char *p = (*env)->GetStringUTFChars(env, path, NULL);
+  int rc;
+  if (!p)
+    return;
+  rc = fn(tb_ptr(ctx), p, &err);
+  (*env)->ReleaseStringUTFChars(env, path, p);
+  if (rc != 0)
+    tb_throw(env, &err);
+}
+
 jbyteArray tb_bytes(JNIEnv *env, const void *p, size_t n) {
   jbyteArray a = (*env)->NewByteArray(env, (jsize)n);
   if (a && n)

@@ -11,6 +11,9 @@ void tb_jni_util_unload(JNIEnv *env);
 /* Every OpenSSL or engine failure reaches Java through this one function. */
 void tb_throw(JNIEnv *env, const tb_error *err);
 void tb_throw_kind(JNIEnv *env, int kind, const char *msg);
+/* Hands a context a file path chosen by the application (not the peer), and
+ * throws what fn reports. */
+void tb_ctx_path(JNIEnv *env, jlong ctx, jstring path, int (*fn)(SSL_CTX *, const char *, tb_error *));
 jobjectArray tb_der_chain(JNIEnv *env, X509 *leaf, STACK_OF(X509) *rest);
 jbyteArray tb_bytes(JNIEnv *env, const void *p, size_t n);
 jclass tb_byte_array_class(void);

@@ -1,7 +1,12 @@
 package org.tlsbridge;
 
 import java.security.Provider;
+import java.nio.file.Path;
 import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSessionContext;
+import org.tlsbridge.engine.SessionContextImpl;
 import org.tlsbridge.internal.Native;
 import org.tlsbridge.internal.NativeLibrary;
 
@@ -60,6 +65,28 @@ public final class TlsBridgeProvider extends Provider {
     public static boolean isResumed(javax.net.ssl.SSLSession session) {
         return session instanceof org.tlsbridge.engine.TlsBridgeSession
                 && ((org.tlsbridge.engine.TlsBridgeSession) session).isResumed();
+    }
+
+    /**
+     * Shares session-ticket keys across servers (docs/fleet.md): the keys in
+     * {@code keyFile} (nginx's format: one 48-byte key, or 80-byte keys back
+     * to back) seal and open the tickets of {@code context}, an initialised
+     * tlsbridge SSLContext, from the next handshake on. The first key seals
+     * new tickets, every key opens them; the file is read again when it
+     * changes (checked every {@code tlsbridge.ticketKeys.checkMillis}, 5 s by
+     * default). A later init of the same context keeps the file.
+     *
+     * @throws SSLException if the file is missing, not a multiple of a key's
+     *     size, malformed or readable by every user (the keys in use stay), or
+     *     the context is not a tlsbridge one
+     * @throws IllegalStateException if the context is not initialised
+     */
+    public static void setSessionTicketKeys(SSLContext context, Path keyFile) throws SSLException {
+        SSLSessionContext sessions = context.getServerSessionContext();
+        if (!(sessions instanceof SessionContextImpl)) {
+            throw new SSLException("not a tlsbridge SSLContext: " + context.getProvider().getName());
+        }
+        ((SessionContextImpl) sessions).loadTicketKeys(keyFile.toString());
     }
 
     /** Where libtlsbridge was loaded from (null before it is). */

@@ -35,6 +35,8 @@ public final class ContextState {
     private final String[] serverProtocols;
     private final SessionContextImpl clientSessions;
     private final SessionContextImpl serverSessions;
+    /** The session-ticket key file, or null while the keys are random; set once it is read. */
+    private volatile String ticketKeyFile;
 
     /**
      * @param previous the state an earlier init made, or null: its session
@@ -79,9 +81,18 @@ public final class ContextState {
             this.clientSessions = previous.clientSessions.rebind(clientLimits);
             this.serverSessions = previous.serverSessions.rebind(serverLimits);
         }
+        serverSessions.ticketKeys(this::ticketKeys);
         Native.ctxClientCaNames(c, caNames(tm));
         if ("false".equalsIgnoreCase(System.getProperty("tlsbridge.sessionTickets", "true"))) {
             Native.ctxOptions(c, NativeConstants.SSL_OP_NO_TICKET, 0);
+        }
+        String keyFile = System.getProperty("tlsbridge.ticketKeys");
+        if (keyFile != null && !keyFile.isEmpty()) {
+            ticketKeys(keyFile);
+        } else if (previous != null && previous.ticketKeyFile != null) {
+            // the keys came over with the session caches; the file is still watched
+            ticketKeyFile = previous.ticketKeyFile;
+            TicketKeyWatcher.watch(this);
         }
         String keylog = System.getProperty("tlsbridge.keylog", System.getenv("SSLKEYLOGFILE"));
         if (keylog != null && !keylog.isEmpty()) {
@@ -103,6 +114,25 @@ public final class ContextState {
             names.add(c.getSubjectX500Principal().getEncoded());
         }
         return names.toArray(new byte[0][]);
+    }
+
+    /**
+     * Session-ticket keys from a file (docs/fleet.md) for handshakes from now
+     * on, read again whenever it changes. A missing, short, malformed or
+     * world-readable file throws and the keys in use stay.
+     */
+    public void ticketKeys(String path) throws SSLException {
+        try {
+            Native.ctxTicketKeys(ctx, path);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        ticketKeyFile = path;
+        TicketKeyWatcher.watch(this);
+    }
+
+    String ticketKeyFile() {
+        return ticketKeyFile;
     }
 
     /** The SSL_CTX; callers keep this object reachable while they use it. */

@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.function.IntBinaryOperator;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSessionContext;
 
@@ -62,6 +63,26 @@ public final class SessionContextImpl implements SSLSessionContext {
     synchronized TlsBridgeSession origin(byte[] origin) {
         TlsBridgeSession s = origins.get(ByteBuffer.wrap(origin));
         return s == null || expired(s) ? null : s;
+    }
+
+    /** Where a server side's session-ticket key file goes: the context of the latest init. */
+    public interface TicketKeys {
+        void load(String path) throws SSLException;
+    }
+
+    private volatile TicketKeys ticketKeys;
+
+    public void ticketKeys(TicketKeys target) {
+        ticketKeys = target;
+    }
+
+    /** Session-ticket keys from a file (see TlsBridgeProvider.setSessionTicketKeys). */
+    public void loadTicketKeys(String path) throws SSLException {
+        TicketKeys t = ticketKeys;
+        if (t == null) {
+            throw new SSLException("session ticket keys belong to a server session context");
+        }
+        t.load(path);
     }
 
     /** After a second init: limits now go to the new context's native handle. */

@@ -116,6 +116,12 @@ public final class Native {
     /** A second init: the new, unused SSL_CTX takes the previous one's session caches and ticket keys. */
     public static native void ctxShareSessions(long ctx, long previous) throws javax.net.ssl.SSLException;
 
+    /** Session-ticket keys from a file (docs/fleet.md), at any time; a refused file leaves the keys in use. */
+    public static native void ctxTicketKeys(long ctx, String path) throws javax.net.ssl.SSLException;
+
+    /** The key file again if it changed: true when its new keys are in use; a refused file throws, keys kept. */
+    public static native boolean ctxTicketKeysRefresh(long ctx) throws javax.net.ssl.SSLException;
+
     public static native byte[][] peerChain(long engine);
 
     public static native byte[][] localChain(long engine);

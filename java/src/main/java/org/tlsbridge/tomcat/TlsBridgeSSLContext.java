@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLServerSocketFactory;
 import javax.net.ssl.SSLSessionContext;
@@ -37,6 +38,7 @@ final class TlsBridgeSSLContext implements SSLContext {
     private final Spi spi;
     private final javax.net.ssl.SSLContext context;
     private final long options;
+    private final String ticketKeys;
     private volatile KeyManager[] kms;
     private volatile TrustManager[] tms;
 
@@ -44,6 +46,10 @@ final class TlsBridgeSSLContext implements SSLContext {
     static final class Spi extends TlsBridgeContextSpi {
         Spi(String protocol) {
             super(protocol);
+        }
+
+        void ticketKeys(String path) throws SSLException {
+            state().ticketKeys(path);
         }
 
         long options(long set, long clear) {
@@ -56,12 +62,14 @@ final class TlsBridgeSSLContext implements SSLContext {
         }
     }
 
-    TlsBridgeSSLContext(String sslProtocol, long options) {
+    /** @param ticketKeys the host's session-ticket key file, or null */
+    TlsBridgeSSLContext(String sslProtocol, long options, String ticketKeys) {
         String protocol = contextProtocol(sslProtocol);
         this.spi = new Spi(protocol);
         this.context = new javax.net.ssl.SSLContext(spi, provider(), protocol) {
         };
         this.options = options;
+        this.ticketKeys = ticketKeys;
     }
 
     /** Tomcat's sslProtocol ("TLS" by default) to one of the provider's context algorithms. */
@@ -91,6 +99,13 @@ final class TlsBridgeSSLContext implements SSLContext {
         context.init(kms, tms, sr);
         if (options != 0) {
             spi.options(options, 0);
+        }
+        if (ticketKeys != null) {
+            try {
+                spi.ticketKeys(ticketKeys);
+            } catch (SSLException e) {
+                throw new KeyManagementException(e.getMessage(), e);
+            }
         }
     }
 

@@ -23,6 +23,8 @@ import org.apache.tomcat.util.net.SSLContext;
 import org.apache.tomcat.util.net.SSLHostConfig;
 import org.apache.tomcat.util.net.SSLHostConfigCertificate;
 import org.apache.tomcat.util.net.SSLUtilBase;
+import org.apache.tomcat.util.net.openssl.OpenSSLConf;
+import org.apache.tomcat.util.net.openssl.OpenSSLConfCmd;
 import org.tlsbridge.TlsBridgeProvider;
 import org.tlsbridge.context.CipherSuites;
 import org.tlsbridge.internal.NativeLibrary;
@@ -43,6 +45,8 @@ public class TlsBridgeUtil extends SSLUtilBase {
      * protocols ("all") name them, and that must not be a warning.
      */
     private static final Set<String> RETIRED = Set.of("TLSv1", "TLSv1.1");
+
+    static final String TICKET_KEYS_CMD = "tlsbridge.ticketKeys";
 
     private volatile String[] ciphers;
 
@@ -178,7 +182,26 @@ public class TlsBridgeUtil extends SSLUtilBase {
                 + certificate.getType() + "]: tlsbridge " + TlsBridgeProvider.tlsbridgeVersion() + " on "
                 + TlsBridgeProvider.openSslVersion() + (negotiableProtocols.isEmpty() ? ""
                         : "; ALPN offers " + negotiableProtocols));
-        return new TlsBridgeSSLContext(sslHostConfig.getSslProtocol(), options);
+        return new TlsBridgeSSLContext(sslHostConfig.getSslProtocol(), options, ticketKeyFile(sslHostConfig));
+    }
+
+    /**
+     * The host's session-ticket key file (docs/fleet.md): an
+     * {@code <OpenSSLConfCmd name="tlsbridge.ticketKeys" value="PATH"/>} in the
+     * host's {@code <OpenSSLConf>}, which stock server.xml accepts and
+     * Tomcat's JSSE code leaves alone; null when absent.
+     */
+    static String ticketKeyFile(SSLHostConfig host) {
+        OpenSSLConf conf = host.getOpenSslConf();
+        if (conf == null) {
+            return null;
+        }
+        for (OpenSSLConfCmd cmd : conf.getCommands()) {
+            if (TICKET_KEYS_CMD.equals(cmd.getName())) {
+                return cmd.getValue();
+            }
+        }
+        return null;
     }
 
     /** The host's certificates of every type, this one first (see {@link HostKeyManager}). */
