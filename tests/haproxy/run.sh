@@ -190,7 +190,7 @@ log "warm-up: 8 s of Python clients on both clusters"
 timeout 70 python3 "$HERE/resume_client.py" 127.0.0.1 "$LB_TB" 8 2 1.3 "$PKI/ca.pem" >/dev/null &
 LOADS+=($!)
 timeout 70 python3 "$HERE/resume_client.py" 127.0.0.1 "$LB_SUN" 8 2 1.3 "$PKI/ca.pem" >/dev/null
-wait
+wait "${LOADS[-1]}" # not a bare wait: HAProxy runs in the background too
 
 # ======================= 1. shared keys =======================
 sclient shared "$LB_TB"
