@@ -46,6 +46,10 @@ final class TlsBridgeSSLContext implements SSLContext {
             super(protocol);
         }
 
+        void groups(String[] names) {
+            namedGroups(names);
+        }
+
         long options(long set, long clear) {
             ContextState s = state();
             try {
@@ -56,9 +60,10 @@ final class TlsBridgeSSLContext implements SSLContext {
         }
     }
 
-    TlsBridgeSSLContext(String sslProtocol, long options) {
+    TlsBridgeSSLContext(String sslProtocol, long options, String[] namedGroups) {
         String protocol = contextProtocol(sslProtocol);
         this.spi = new Spi(protocol);
+        spi.groups(namedGroups);
         this.context = new javax.net.ssl.SSLContext(spi, provider(), protocol) {
         };
         this.options = options;

@@ -8,10 +8,13 @@ import org.apache.tomcat.util.net.SSLHostConfig;
 /**
  * What differs between the Tomcat lines these classes run on (compiled
  * against 10.1): Tomcat 11 keeps TLS 1.3 suites in their own attribute,
- * {@code cipherSuites}. Only public Tomcat API is looked up.
+ * {@code cipherSuites}; {@code groups} exists from 10.1.49. Only public
+ * Tomcat API is looked up.
  */
 final class TomcatVersions {
     private static final MethodHandle CIPHER_SUITES = find("getCipherSuites");
+    /** {@code groups} (10.1.49+, 11.0.11+); its default is jdk.tls.namedGroups. */
+    private static final MethodHandle GROUPS = find("getGroups");
 
     private TomcatVersions() {
     }
@@ -34,6 +37,18 @@ final class TomcatVersions {
             return (String) CIPHER_SUITES.invoke(h);
         } catch (Throwable t) {
             throw new IllegalStateException("SSLHostConfig.getCipherSuites failed", t);
+        }
+    }
+
+    /** The host's {@code groups} attribute (comma-separated JSSE names), or null when unset or unknown to this Tomcat. */
+    static String groups(SSLHostConfig h) {
+        if (GROUPS == null) {
+            return null;
+        }
+        try {
+            return (String) GROUPS.invoke(h);
+        } catch (Throwable t) {
+            throw new IllegalStateException("SSLHostConfig.getGroups failed", t);
         }
     }
 
