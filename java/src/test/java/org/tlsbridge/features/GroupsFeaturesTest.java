@@ -243,10 +243,10 @@ class GroupsFeaturesTest {
     }
 
     /**
-     * The running JDK's SunJSSE: JDK 17 and 25 offer no ML-KEM group (JEP 527,
-     * X25519MLKEM768 in TLS, arrives in JDK 26), so both directions fall back
-     * to x25519 without a HelloRetryRequest; a JDK whose SunJSSE offers
-     * X25519MLKEM768 gets it from an OpenSSL that has it.
+     * The running JDK's SunJSSE: JDK 17 and 25 (Temurin 25.0.3) offer no
+     * ML-KEM group, so both directions fall back to x25519 without a
+     * HelloRetryRequest; a JDK whose SunJSSE offers X25519MLKEM768 gets it
+     * from an OpenSSL that has it. The test prints which case ran.
      */
     @Test
     void sunJsseGetsPqWhenItOffersItElseClassicFallback() throws Exception {
