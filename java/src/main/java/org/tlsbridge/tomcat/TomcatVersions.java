@@ -30,25 +30,23 @@ final class TomcatVersions {
 
     /** Tomcat 11's TLS 1.3 suite list, or null on Tomcat 10.1. */
     static String tls13CipherSuites(SSLHostConfig h) {
-        if (CIPHER_SUITES == null) {
-            return null;
-        }
-        try {
-            return (String) CIPHER_SUITES.invoke(h);
-        } catch (Throwable t) {
-            throw new IllegalStateException("SSLHostConfig.getCipherSuites failed", t);
-        }
+        return get(CIPHER_SUITES, h, "getCipherSuites");
     }
 
     /** The host's {@code groups} attribute (comma-separated JSSE names), or null when unset or unknown to this Tomcat. */
     static String groups(SSLHostConfig h) {
-        if (GROUPS == null) {
+        return get(GROUPS, h, "getGroups");
+    }
+
+    /** A String getter that only some Tomcat versions have: null where absent. */
+    private static String get(MethodHandle getter, SSLHostConfig h, String name) {
+        if (getter == null) {
             return null;
         }
         try {
-            return (String) GROUPS.invoke(h);
+            return (String) getter.invoke(h);
         } catch (Throwable t) {
-            throw new IllegalStateException("SSLHostConfig.getGroups failed", t);
+            throw new IllegalStateException("SSLHostConfig." + name + " failed", t);
         }
     }
 
