@@ -359,8 +359,8 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
         if not c["reps"]:
             continue
         c.update(measure.summarize(c["reps"]))
-        ok, proto, suite, sources, seen = measure.verified_summary(c["reps"], g.suite)
-        c.update({"protocol": proto, "suite": suite, "verified": ok, "verified_by": sources,
+        ok, proto, suite, group, sources, seen = measure.verified_summary(c["reps"], g.suite)
+        c.update({"protocol": proto, "suite": suite, "group": group, "verified": ok, "verified_by": sources,
                   "negotiated_seen": seen, "bottleneck": measure.bottleneck(c["reps"])})
         busy = measure.contended(c["reps"])
         c["contention"] = round(busy, 3)

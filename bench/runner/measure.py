@@ -8,6 +8,7 @@ import time
 import loadgen
 import procs
 import suites as S
+import verify
 
 
 def client_for(mode):
@@ -106,9 +107,9 @@ def verified_summary(reps, suite):
     for v in vs:
         for k, n in (v.get("seen") or {}).items():
             seen[k] = seen.get(k, 0) + n
-    top = max(seen, key=seen.get) if seen else " "
-    proto, _, name = top.partition(" ")
-    return ok, (proto or None), (name or None), sorted({v.get("source", "?") for v in vs}), seen
+    top = max(seen, key=seen.get) if seen else None
+    proto, name, group = verify.split_key(top)
+    return ok, proto, name, group, sorted({v.get("source", "?") for v in vs}), seen
 
 
 __all__ = ["one", "summarize", "bottleneck", "client_for", "verified_summary", "S", "procs"]

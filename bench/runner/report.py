@@ -182,7 +182,8 @@ def write(results, out):
             tax = None
             if pc and cpu is not None and skey != "plain" and pc.get("median", {}).get("cpu_ms_per_req") is not None:
                 tax = cpu - pc["median"]["cpu_ms_per_req"]
-            neg = f"{c.get('protocol')} {c.get('suite')}" if c.get("protocol") else "–"
+            neg = f"{c.get('protocol')} {c.get('suite')}" + (f" {c['group']}" if c.get("group") else "") \
+                if c.get("protocol") else "–"
             neg = (neg if c.get("verified") else f"**UNVERIFIED** ({neg}; seen {c.get('negotiated_seen')})") + \
                 f" ({'; '.join(c.get('verified_by', []))})"
             md.append(" | ".join(["", c["variant"], c["provider"], c.get("jvm") or "–", neg, rng(c, "req_per_s", 1),

@@ -188,7 +188,7 @@ http {{
     # one line per connection (its first request): proves protocol/suite and
     # resumption without a per-request log write on keep-alive runs
     map $connection_requests $tb_first {{ 1 1; default 0; }}
-    log_format tb '$ssl_protocol $ssl_cipher $ssl_session_reused';
+    log_format tb '$ssl_protocol $ssl_cipher $ssl_session_reused $ssl_curve';
     access_log {d}/negotiated.log tb if=$tb_first;
     keepalive_requests 1000000000;
     keepalive_timeout 60s;
@@ -238,7 +238,8 @@ class NginxHandle(Handle):
         for ln in new:
             parts = ln.split()
             if len(parts) >= 2:
-                k = f"{parts[0]} {parts[1]}"
+                # $ssl_curve: the group (OpenSSL's name); "" or "-" when none
+                k = f"{parts[0]} {parts[1]}" + (f" {parts[3]}" if len(parts) > 3 and parts[3] not in ("", "-") else "")
                 counts[k] = counts.get(k, 0) + 1
                 reused += len(parts) > 2 and parts[2] == "r"
         v = verify.judge(counts, suite, "server (nginx $ssl_protocol $ssl_cipher, first request per connection)")
@@ -308,8 +309,8 @@ class SocketHandle(Handle):
 
     def _counts(self):
         counts = {}
-        for m in re.finditer(r"^NEGOTIATED (\S+) (\S+)", self.proc.output(), re.M):
-            k = f"{m.group(1)} {m.group(2)}"
+        for m in re.finditer(r"^NEGOTIATED (\S+) (\S+)(?: (\S+))?$", self.proc.output(), re.M):
+            k = " ".join(g for g in m.groups() if g)
             counts[k] = counts.get(k, 0) + 1
         return counts
 

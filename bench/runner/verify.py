@@ -43,19 +43,39 @@ def diff_counts(before, after):
 
 
 def judge(counts, suite, source):
-    """counts: {"<protocol> <suite name>": n} -> verification record."""
+    """counts: {"<protocol> <suite name>[ <group>]": n} -> verification record.
+    The group (where the server can tell) is reported, not judged."""
     norm = {}
     for k, n in counts.items():
-        proto, _, name = k.partition(" ")
-        key = f"{suites.norm_protocol(proto)} {suites.iana(name.strip()) if name.strip() else '-'}"
+        proto, _, rest = k.partition(" ")
+        name, _, group = rest.strip().partition(" ")
+        key = f"{suites.norm_protocol(proto)} {suites.iana(name) if name else '-'}"
+        key += f" {group_name(group)}" if group else ""
         norm[key] = norm.get(key, 0) + n
     expected = f"{suite.protocol} {suite.iana}" if suite.protocol != "plain" else "plain -"
     total = sum(norm.values())
     top = max(norm, key=norm.get) if norm else None
-    proto, _, name = (top or " ").partition(" ")
-    return {"source": source, "samples": total, "seen": norm, "protocol": proto or None,
-            "suite": name or None, "expected": expected,
-            "ok": bool(norm) and set(norm) == {expected}}
+    proto, name, group = split_key(top)
+    return {"source": source, "samples": total, "seen": norm, "protocol": proto,
+            "suite": name, "group": group, "expected": expected,
+            "ok": bool(norm) and {" ".join(split_key(k)[:2]) for k in norm} == {expected}}
+
+
+def split_key(key):
+    """"<protocol> <suite>[ <group>]" -> (protocol, suite, group or None)."""
+    parts = (key or "").split(" ", 2)
+    parts += [None] * (3 - len(parts))
+    return tuple(p or None for p in parts)
+
+
+# nginx's $ssl_curve and s_client speak OpenSSL's names; the report uses SunJSSE's
+_GROUPS = {"x25519": "x25519", "x448": "x448", "prime256v1": "secp256r1", "secp256r1": "secp256r1",
+           "secp384r1": "secp384r1", "secp521r1": "secp521r1", "x25519mlkem768": "X25519MLKEM768",
+           "secp256r1mlkem768": "SecP256r1MLKEM768", "secp384r1mlkem1024": "SecP384r1MLKEM1024"}
+
+
+def group_name(g):
+    return _GROUPS.get(g.lower(), g)
 
 
 def client_check(port, suite):
@@ -68,9 +88,10 @@ def client_check(port, suite):
         text = ""
     proto = re.search(r"Protocol version: (\S+)", text)
     cipher = re.search(r"Ciphersuite: (\S+)", text)
+    group = re.search(r"(?:Negotiated TLS1.3 group|(?:Server|Peer) Temp Key): (?:ECDH, )?([A-Za-z0-9-]+)", text)
     counts = {}
     if proto and cipher:
-        counts[f"{proto.group(1)} {cipher.group(1)}"] = 1
+        counts[f"{proto.group(1)} {cipher.group(1)}" + (f" {group.group(1)}" if group else "")] = 1
     v = judge(counts, suite, "client (openssl s_client after the cell)")
     if not counts:
         v["error"] = text[-300:]

@@ -192,6 +192,15 @@ void tb_install_extensions(SSL_CTX *ctx);
 int tb_set_alpn(tb_engine *e, const unsigned char *wire, size_t len);
 void tb_extensions_free(tb_engine *e);
 
+/* groups.c: key-exchange groups */
+/* The group this handshake's key exchange used, as OpenSSL names it (its
+ * TLS name: "x25519", "X25519MLKEM768", ...), or NULL: none yet, a resumed
+ * TLS 1.2 session (no key exchange), a TLS 1.2 RSA or DHE suite. *nid gets
+ * OpenSSL's id for it (0 with NULL). */
+const char *tb_negotiated_group(SSL *ssl, int *nid);
+/* Whether this OpenSSL implements a group, by a name SSL_set1_groups_list takes. */
+int tb_group_supported(SSL_CTX *scratch, const char *name);
+
 /* time */
 uint64_t tb_now_ns(void);
 

@@ -93,6 +93,10 @@
 #define TB_USDT6(p, n, a, b, c, d, e, f)                                                 \
   TB_USDT_SITE_(p, n, "8@%0 8@%1 8@%2 8@%3 8@%4 8@%5", TB_USDT_A_(a), TB_USDT_A_(b),    \
                 TB_USDT_A_(c), TB_USDT_A_(d), TB_USDT_A_(e), TB_USDT_A_(f))
+#define TB_USDT8(p, n, a, b, c, d, e, f, g, h)                                           \
+  TB_USDT_SITE_(p, n, "8@%0 8@%1 8@%2 8@%3 8@%4 8@%5 8@%6 8@%7", TB_USDT_A_(a),          \
+                TB_USDT_A_(b), TB_USDT_A_(c), TB_USDT_A_(d), TB_USDT_A_(e), TB_USDT_A_(f), \
+                TB_USDT_A_(g), TB_USDT_A_(h))
 
 #else /* !TB_USDT_ON */
 
@@ -104,6 +108,8 @@
 #define TB_USDT4(p, n, a, b, c, d) ((void)(a), (void)(b), (void)(c), (void)(d))
 #define TB_USDT6(p, n, a, b, c, d, e, f)                                                 \
   ((void)(a), (void)(b), (void)(c), (void)(d), (void)(e), (void)(f))
+#define TB_USDT8(p, n, a, b, c, d, e, f, g, h)                                           \
+  ((void)(a), (void)(b), (void)(c), (void)(d), (void)(e), (void)(f), (void)(g), (void)(h))
 
 #endif
 #endif

@@ -4,8 +4,11 @@
  * not-taken branch on its semaphore; the argument set-up is inside the branch.
  *
  * Arguments (all 8 bytes; the probe's probe.h mirrors this list):
- *   handshake(engine, duration_ns, flags, protocol_version, suite_id, suite_name)
+ *   handshake(engine, duration_ns, flags, protocol_version, suite_id, suite_name,
+ *             group_id, group_name)
  *       flags: TB_TRACE_RESUMED | TB_TRACE_CLIENT
+ *       group_id: OpenSSL's id of the key-exchange group (0 and "" when none:
+ *       a resumed TLS 1.2 session), group_name its TLS name ("X25519MLKEM768")
  *   close(engine, &tb_stats, sizeof(tb_stats))   per-connection totals
  *   error(engine, kind, openssl_code, message)
  */
@@ -39,8 +42,11 @@ static inline void tb_trace_handshake(tb_engine *e) {
     uint64_t dur = tb_now_ns() - e->stats.hs_start_ns;
     unsigned flags = (SSL_session_reused(e->ssl) ? TB_TRACE_RESUMED : 0u) |
                      ((e->flags & TB_F_CLIENT) ? TB_TRACE_CLIENT : 0u);
-    TB_USDT6(tlsbridge, handshake, e, dur, flags, SSL_version(e->ssl),
-             c ? SSL_CIPHER_get_protocol_id(c) : 0u, c ? SSL_CIPHER_get_name(c) : "");
+    int gid;
+    const char *group = tb_negotiated_group(e->ssl, &gid);
+    TB_USDT8(tlsbridge, handshake, e, dur, flags, SSL_version(e->ssl),
+             c ? SSL_CIPHER_get_protocol_id(c) : 0u, c ? SSL_CIPHER_get_name(c) : "",
+             (unsigned)gid, group ? group : "");
   }
 }
 

@@ -25,7 +25,8 @@ TB_API JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
       register_group(env, c, tb_session_methods, tb_session_count) ||
       register_group(env, c, tb_extensions_methods, tb_extensions_count) ||
       register_group(env, c, tb_config_methods, tb_config_count) ||
-      register_group(env, c, tb_socket_methods, tb_socket_count))
+      register_group(env, c, tb_socket_methods, tb_socket_count) ||
+      register_group(env, c, tb_groups_methods, tb_groups_count))
     return JNI_ERR;
   (*env)->DeleteLocalRef(env, c);
   if (!tb_bio_init() || tb_engine_ex_index() < 0)

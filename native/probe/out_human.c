@@ -121,6 +121,8 @@ void tb_human_report(FILE *f, const tb_report *r, int timestamps, int threads_to
               (unsigned long long)d->protocols[i].count);
     for (int i = 0; summary && i < d->nsuites; i++)
       fprintf(f, "        %-32s %llu\n", d->suites[i].name, (unsigned long long)d->suites[i].count);
+    for (int i = 0; summary && i < d->ngroups; i++)
+      fprintf(f, "        group %-26s %llu\n", d->groups[i].name, (unsigned long long)d->groups[i].count);
     if (r->errors_json && r->errors_json[0] && !summary)
       fprintf(f, "        error samples: [%s]\n", r->errors_json);
   }

@@ -91,6 +91,17 @@ void tb_json_meta(FILE *f, const tb_report *r) {
   fputs("}\n", f);
 }
 
+/* ,"key":{"name":count,...} */
+static void named(FILE *f, const char *key, const tb_keyed *k, int n) {
+  fprintf(f, ",\"%s\":{", key);
+  for (int i = 0; i < n; i++) {
+    fputs(i ? "," : "", f);
+    tb_json_str(f, k[i].name);
+    fprintf(f, ":%llu", (unsigned long long)k[i].count);
+  }
+  fputs("}", f);
+}
+
 static void provider(FILE *f, const tb_report *r) {
   const tb_snapshot *d = r->d;
   const struct tb_counters *c = &d->c;
@@ -101,13 +112,10 @@ static void provider(FILE *f, const tb_report *r) {
   for (int i = 0; i < d->nprotocols; i++)
     fprintf(f, "%s\"%s\":%llu", i ? "," : "", tb_proto_name(d->protocols[i].key),
             (unsigned long long)d->protocols[i].count);
-  fputs("},\"suites\":{", f);
-  for (int i = 0; i < d->nsuites; i++) {
-    fputs(i ? "," : "", f);
-    tb_json_str(f, d->suites[i].name);
-    fprintf(f, ":%llu", (unsigned long long)d->suites[i].count);
-  }
-  fprintf(f, "},\"error_samples\":[%s]", r->errors_json ? r->errors_json : "");
+  fputs("}", f);
+  named(f, "suites", d->suites, d->nsuites);
+  named(f, "groups", d->groups, d->ngroups);
+  fprintf(f, ",\"error_samples\":[%s]", r->errors_json ? r->errors_json : "");
 }
 
 static void agnostic(FILE *f, const tb_report *r) {

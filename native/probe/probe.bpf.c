@@ -42,6 +42,14 @@ struct {
   __type(value, struct tb_suite);
 } suites SEC(".maps");
 
+/* Handshakes per key-exchange group, keyed by OpenSSL's id for it. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 64);
+  __type(key, __u32);
+  __type(value, struct tb_suite);
+} groups SEC(".maps");
+
 struct {
   __uint(type, BPF_MAP_TYPE_RINGBUF);
   __uint(max_entries, 64 * 1024);
@@ -124,13 +132,31 @@ static __always_inline int is_target(void) {
 
 /* ---- provider mode: USDT sites in libtlsbridge ---- */
 
+/* One more handshake under a name (a suite, a group) the map keys by id; the
+ * name is read from the target once, when the id is first seen. */
+static __always_inline void count_named(void *map, __u32 id, __u64 name, struct tb_counters *c) {
+  struct tb_suite *s = bpf_map_lookup_elem(map, &id);
+  if (s) {
+    __sync_fetch_and_add(&s->count, 1);
+    return;
+  }
+  struct tb_suite fresh = {.count = 1};
+  bpf_probe_read_user_str(fresh.name, sizeof fresh.name, (const void *)name);
+  if (bpf_map_update_elem(map, &id, &fresh, BPF_NOEXIST)) {
+    s = bpf_map_lookup_elem(map, &id); /* lost a race with another CPU */
+    if (s)
+      __sync_fetch_and_add(&s->count, 1);
+    else
+      __sync_fetch_and_add(&c->lost_events, 1);
+  }
+}
+
 SEC("usdt")
 int BPF_USDT(on_handshake, __u64 engine, __u64 dur_ns, __u64 flags, __u64 version,
-             __u64 suite_id, __u64 suite_name) {
+             __u64 suite_id, __u64 suite_name, __u64 group_id, __u64 group_name) {
   struct tb_counters *c = ctr();
-  __u32 ver = (__u32)version, id = (__u32)suite_id;
+  __u32 ver = (__u32)version;
   __u64 one = 1, *pc;
-  struct tb_suite *s;
   if (!c)
     return 0;
   __sync_fetch_and_add(&c->usdt_hits, 1);
@@ -145,20 +171,10 @@ int BPF_USDT(on_handshake, __u64 engine, __u64 dur_ns, __u64 flags, __u64 versio
     __sync_fetch_and_add(pc, 1);
   else if (bpf_map_update_elem(&protocols, &ver, &one, BPF_NOEXIST))
     __sync_fetch_and_add(&c->lost_events, 1);
-  s = bpf_map_lookup_elem(&suites, &id);
-  if (s) {
-    __sync_fetch_and_add(&s->count, 1);
-  } else {
-    struct tb_suite fresh = {.count = 1};
-    bpf_probe_read_user_str(fresh.name, sizeof fresh.name, (const void *)suite_name);
-    if (bpf_map_update_elem(&suites, &id, &fresh, BPF_NOEXIST)) {
-      s = bpf_map_lookup_elem(&suites, &id); /* lost a race with another CPU */
-      if (s)
-        __sync_fetch_and_add(&s->count, 1);
-      else
-        __sync_fetch_and_add(&c->lost_events, 1);
-    }
-  }
+  count_named(&suites, (__u32)suite_id, suite_name, c);
+  /* a handshake without a key exchange (resumed TLS 1.2) has no group */
+  if (group_id)
+    count_named(&groups, (__u32)group_id, group_name, c);
   return 0;
 }
 

@@ -153,6 +153,7 @@ int tb_snapshot_take(const tb_session *s, const tb_bpfcost *cost, tb_snapshot *s
     percpu_rows(bpf_map__fd(s->skel->maps.hs_hist), snap->hs_hist, TB_HIST_SLOTS);
     read_keyed(bpf_map__fd(s->skel->maps.protocols), snap->protocols, &snap->nprotocols, 0);
     read_keyed(bpf_map__fd(s->skel->maps.suites), snap->suites, &snap->nsuites, 1);
+    read_keyed(bpf_map__fd(s->skel->maps.groups), snap->groups, &snap->ngroups, 1);
   }
   if (m & TB_MODE_AGNOSTIC) {
     percpu_rows(bpf_map__fd(s->skel->maps.syscall_counts), snap->syscalls, TB_MAX_SYSCALL);
@@ -219,6 +220,7 @@ int tb_snapshot_diff(const tb_snapshot *cur, const tb_snapshot *prev, tb_snapsho
   diff_keyed(out->protocols, &out->nprotocols, cur->protocols, cur->nprotocols, prev->protocols,
              prev->nprotocols);
   diff_keyed(out->suites, &out->nsuites, cur->suites, cur->nsuites, prev->suites, prev->nsuites);
+  diff_keyed(out->groups, &out->ngroups, cur->groups, cur->ngroups, prev->groups, prev->ngroups);
   out->on_cpu_ns = 0;
   for (size_t i = 0; i < cur->nthreads; i++) {
     const tb_thread_snap *p = find_tid(prev->threads, prev->nthreads, cur->threads[i].tid);

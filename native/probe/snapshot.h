@@ -27,8 +27,8 @@ typedef struct tb_snapshot {
   uint64_t mono_ns;
   struct tb_counters c;
   __u64 hs_hist[TB_HIST_SLOTS];
-  tb_keyed protocols[TB_MAX_KEYED], suites[TB_MAX_KEYED];
-  int nprotocols, nsuites;
+  tb_keyed protocols[TB_MAX_KEYED], suites[TB_MAX_KEYED], groups[TB_MAX_KEYED];
+  int nprotocols, nsuites, ngroups;
   __u64 syscalls[TB_MAX_SYSCALL];
   __u64 io_hist[TB_IO_KINDS][TB_HIST_SLOTS];
   __u64 deep_hist[TB_DEEP_ROWS][TB_HIST_SLOTS];

@@ -61,7 +61,10 @@ server_xml() {
       </SSLHostConfig>
     </Connector>
     <Engine name="Catalina" defaultHost="localhost">
-      <Host name="localhost" appBase="webapps" unpackWARs="false" autoDeploy="false" />
+      <Host name="localhost" appBase="webapps" unpackWARs="false" autoDeploy="false">
+        <Valve className="org.apache.catalina.valves.AccessLogValve" directory="logs" prefix="access" suffix=".log"
+               rotatable="false" buffered="false" pattern="%r|%{jakarta.servlet.request.ssl_session_mgr}r" />
+      </Host>
     </Engine>
   </Service>
 </Server>

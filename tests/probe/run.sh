@@ -127,6 +127,10 @@ provider_counts() { # NAME LOADARGS...
   end_load
 }
 provider_counts "provider counts vs truth (C driver)" --errors 5 300 3000 200 2000
+# every full handshake carries its key-exchange group (the driver's OpenSSL 3.0: x25519)
+if [[ $(field '.groups | add // 0') == $(field .handshakes) && $(field '.groups.x25519 // 0') -gt 0 ]]; then
+  ok "handshake event carries the group" "$(tail -1 "$PROBE_OUT" | jq -c .groups)"
+else bad "handshake event carries the group" "groups $(tail -1 "$PROBE_OUT" | jq -c .groups) vs handshakes $(field .handshakes)"; fi
 provider_counts "provider counts, library deleted after load, resumed sessions" --unlink --resume 100 500 100 4000
 if (($(field .resumed) < 100)); then bad "resumed handshakes seen" "resumed $(field .resumed)"; else ok "resumed handshakes seen" "$(field .resumed) of $(field .handshakes)"; fi
 # the deleted-library run must really have gone through a deleted path

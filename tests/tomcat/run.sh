@@ -5,7 +5,10 @@
 #      PEM certificate with an encrypted key: curl, openssl s_client (TLS 1.2
 #      and 1.3), the start log line naming tlsbridge and OpenSSL, then wrk
 #      with 200 keep-alive connections for 20 s: 0 socket errors, 0 non-2xx,
-#      no engine errors in Tomcat's log.
+#      no engine errors in Tomcat's log. OpenSSL 3.5's s_client negotiates
+#      X25519MLKEM768 by default and the access log (TlsBridgeSupport) shows
+#      it server-side; then tlsbridge.openssl=system in catalina.properties
+#      puts Debian 12's OpenSSL 3.0 behind the connector: X25519.
 #   2. drop-in: Tomcat's default JSSE implementation with TLSBridge first in
 #      the JCA provider list (jar on the system class path, java.security
 #      override), as docs/tomcat.md describes.
@@ -16,6 +19,7 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/../../scripts/lib/common.sh"
+source "$HERE/../../scripts/lib/openssl.sh"
 cd "$TB_ROOT"
 
 SUITE=tomcat
@@ -83,6 +87,25 @@ startline=$(logs | grep -m1 "TLS for this connector is served by org.tlsbridge.t
 echo "  log: ${startline#*INFO }"
 check "Tomcat's log names tlsbridge, its version and OpenSSL's" grep -qE "tlsbridge [0-9].*OpenSSL 3\." <<<"$startline"
 
+# --- key-exchange groups: OpenSSL 3.5's s_client gets X25519MLKEM768 from the bundled OpenSSL by
+# default, and Tomcat reports the group server-side (TlsBridgeSupport, in the access log) ---
+O35=$(tb_openssl_dir 3.5)/bin/openssl
+group_check() { # NAME EXPECTED-GROUP EXPECTED-S_CLIENT-LINE PATH
+  local out
+  if [[ ! -x $O35 ]]; then
+    check "$1: OpenSSL 3.5's openssl is MISSING at $O35 (scripts/openssl builds it)" false
+    return
+  fi
+  out=$(printf 'GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' "$4" |
+    timeout 20 "$O35" s_client -connect "127.0.0.1:$PORT" -servername localhost -CAfile "$PKI/ca.pem" \
+      -verify_return_error -ign_eof 2>&1)
+  check "$1: s_client 3.5 shows '$3'" grep -q "$3" <<<"$out"
+  sleep 0.5 # the access log line is written after the response
+  check "$1: Tomcat reports $2 server-side ($(grep -h "GET $4 " "$BASE"/logs/access*.log | cut -d'|' -f2))" \
+    grep -q "GET $4 HTTP/1.1|TLSv1.3 TLS_[A-Z0-9_]* $2\$" "$BASE"/logs/access*.log
+}
+group_check "default groups, bundled OpenSSL 3.5" X25519MLKEM768 "Negotiated TLS1.3 group: X25519MLKEM768" /pq
+
 log "wrk: 200 keep-alive connections, 2 threads, 20 s"
 wrkout=$(timeout 60 wrk -c 200 -t 2 -d 20s --timeout 10s "https://127.0.0.1:$PORT/" 2>&1)
 echo "$wrkout" | sed 's/^/  wrk: /'
@@ -94,6 +117,22 @@ judge_log "no TLS errors, exceptions or failed handshakes in Tomcat's log after 
 TOMCAT_PID=$(cat "$PIDFILE")
 stop_tomcat
 check "Tomcat stopped" bash -c '! kill -0 "$1" 2>/dev/null' _ "$TOMCAT_PID"
+
+# ======================= 1b. the system OpenSSL, chosen in catalina.properties =======================
+# Any property in conf/catalina.properties becomes a system property before the connector starts:
+# the stock-Tomcat route to -Dtlsbridge.openssl=system. Debian 12's OpenSSL 3.0 has no ML-KEM, so
+# the same s_client gets X25519.
+echo "tlsbridge.openssl=system" >>"$BASE/conf/catalina.properties"
+rm -f "$BASE"/logs/*
+if start_tomcat; then
+  check "catalina.properties tlsbridge.openssl=system: Tomcat starts on the system OpenSSL" \
+    grep -qE "TLS for this connector is served by .*OpenSSL 3\.0\." <<<"$(logs)"
+  group_check "system OpenSSL 3.0" x25519 "Peer Temp Key: X25519" /classic
+else
+  logs | tail -40
+  check "catalina.properties tlsbridge.openssl=system: Tomcat starts on the system OpenSSL" false
+fi
+stop_tomcat
 
 # ======================= 2. drop-in: TLSBridge first, JSSEImplementation =======================
 new_base "$WORK/base-dropin"

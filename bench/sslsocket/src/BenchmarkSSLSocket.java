@@ -189,6 +189,16 @@ public final class BenchmarkSSLSocket {
         return now - last >= SAMPLE_GAP_NS && LAST_SAMPLE.compareAndSet(last, now);
     }
 
+    /** tlsbridge's TlsBridgeProvider.negotiatedGroup when tlsbridge serves (looked up: JSS builds this file without it). */
+    private static String namedGroup(SSLSession session) {
+        try {
+            return (String) Class.forName("org.tlsbridge.TlsBridgeProvider")
+                    .getMethod("negotiatedGroup", SSLSession.class).invoke(null, session);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return null;
+        }
+    }
+
     private void serve(Socket peer, long id) {
         LIVE.incrementAndGet();
         try (Socket s = peer) {
@@ -196,7 +206,9 @@ public final class BenchmarkSSLSocket {
             ((SSLSocket) s).startHandshake();
             if (sampled(id)) {
                 SSLSession session = ((SSLSocket) s).getSession();
-                System.out.println("NEGOTIATED " + session.getProtocol() + " " + session.getCipherSuite());
+                String group = namedGroup(session);
+                System.out.println("NEGOTIATED " + session.getProtocol() + " " + session.getCipherSuite()
+                        + (group == null ? "" : " " + group));
             }
             Reader r = new Reader(s.getInputStream());
             OutputStream out = s.getOutputStream();

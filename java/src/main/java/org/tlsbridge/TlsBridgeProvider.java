@@ -89,6 +89,22 @@ public final class TlsBridgeProvider extends Provider {
         ((SessionContextImpl) sessions).loadTicketKeys(keyFile.toString());
     }
 
+    /**
+     * The key-exchange group a tlsbridge session's handshake negotiated, by
+     * its JSSE name ({@code "X25519MLKEM768"}, {@code "x25519"},
+     * {@code "secp256r1"}, ...; a group SunJSSE has no name for keeps
+     * OpenSSL's). Null for sessions of other providers, before the server's
+     * hello, for a resumed TLS 1.2 session (its abbreviated handshake
+     * exchanges no key; a resumed TLS 1.3 session reports its own exchange),
+     * and under TLS 1.2 suites without ECDHE. Works on
+     * {@code getSession()}, {@code getHandshakeSession()} and the sessions
+     * frameworks hand out (Tomcat's {@code SSLSupport}, Jetty's request).
+     */
+    public static String negotiatedGroup(javax.net.ssl.SSLSession session) {
+        return session instanceof org.tlsbridge.engine.TlsBridgeSession
+                ? ((org.tlsbridge.engine.TlsBridgeSession) session).namedGroup() : null;
+    }
+
     /** Where libtlsbridge was loaded from (null before it is). */
     public static String nativeLibraryPath() {
         return NativeLibrary.loadedFrom();

@@ -37,15 +37,17 @@ public final class ContextState {
     private final SessionContextImpl serverSessions;
     /** The session-ticket key file, or null while the keys are random; set once it is read. */
     private volatile String ticketKeyFile;
+    private final String[] namedGroups;
 
     /**
      * @param previous the state an earlier init made, or null: its session
      *     contexts and caches carry over, as SunJSSE's SSLContextImpl keeps
      *     its session contexts across init
      */
-    ContextState(String protocol, X509ExtendedKeyManager km, X509TrustManager tm, ContextState previous)
-            throws SSLException {
+    ContextState(String protocol, X509ExtendedKeyManager km, X509TrustManager tm, ContextState previous,
+            String[] namedGroups) throws SSLException {
         this.protocol = protocol;
+        this.namedGroups = namedGroups;
         this.suites = CipherSuites.get();
         long c = Native.ctxNew();
         this.ctx = c;
@@ -195,6 +197,11 @@ public final class ContextState {
 
     public boolean isDefaultSuites(String[] enabled) {
         return java.util.Arrays.equals(enabled, defaultSuites);
+    }
+
+    /** The context's own key-exchange groups (JSSE names), or null: engines then use jdk.tls.namedGroups. */
+    public String[] namedGroups() {
+        return namedGroups;
     }
 
     public String[] defaultProtocols(boolean client) {

@@ -20,6 +20,7 @@ import org.tlsbridge.internal.NativeLibrary;
 public abstract class TlsBridgeContextSpi extends javax.net.ssl.SSLContextSpi {
     private final String protocol;
     private volatile ContextState state;
+    private volatile String[] namedGroups;
 
     protected TlsBridgeContextSpi(String protocol) {
         // Throwing here makes JCA fall through to the next provider when the
@@ -31,10 +32,19 @@ public abstract class TlsBridgeContextSpi extends javax.net.ssl.SSLContextSpi {
     @Override
     protected void engineInit(KeyManager[] km, TrustManager[] tm, SecureRandom sr) throws KeyManagementException {
         try {
-            state = new ContextState(protocol, Managers.keyManager(km), Managers.trustManager(tm), state);
+            state = new ContextState(protocol, Managers.keyManager(km), Managers.trustManager(tm), state, namedGroups);
         } catch (SSLException e) {
             throw new KeyManagementException("cannot create the OpenSSL context: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Key-exchange groups (JSSE names) for the engines of the next init that
+     * set none themselves, in place of jdk.tls.namedGroups: how an
+     * integration passes its own setting (Tomcat's {@code groups}).
+     */
+    protected final void namedGroups(String[] groups) {
+        namedGroups = groups == null ? null : groups.clone();
     }
 
     protected final ContextState state() {
@@ -84,7 +94,9 @@ public abstract class TlsBridgeContextSpi extends javax.net.ssl.SSLContextSpi {
     @Override
     protected SSLParameters engineGetSupportedSSLParameters() {
         ContextState s = state();
-        return new SSLParameters(s.suites().supported(), Protocols.supported());
+        SSLParameters p = new SSLParameters(s.suites().supported(), Protocols.supported());
+        org.tlsbridge.engine.NamedGroups.into(p, org.tlsbridge.engine.NamedGroups.supported().toArray(new String[0]));
+        return p;
     }
 
     /** SSLContext "TLS": TLS 1.2 and 1.3. */

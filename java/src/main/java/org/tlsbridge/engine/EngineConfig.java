@@ -57,6 +57,7 @@ public final class EngineConfig {
         this.peerPort = peerPort;
         this.clientMode = clientMode;
         this.modeSet = modeSet;
+        NamedGroups.checkProperty();
     }
 
     /** The same settings for another connection (a server socket's accepted sockets). */
@@ -328,10 +329,22 @@ public final class EngineConfig {
         if (flags != 0 || alpn != null) {
             Native.configureExtensions(ssl, alpn, flags);
         }
-        String[] groups = namedGroups != null ? namedGroups : NamedGroups.fromProperty();
-        String list = groups == null ? null : NamedGroups.toOpenSsl(groups);
-        if (list != null) {
+        String[] groups = namedGroups != null ? namedGroups
+                : ctx.namedGroups() != null ? ctx.namedGroups() : NamedGroups.fromProperty();
+        if (groups != null) {
+            String list = NamedGroups.toOpenSsl(groups);
+            if (list == null) {
+                // SunJSSE starts such a handshake with no key share and fails it; say why instead
+                throw new javax.net.ssl.SSLHandshakeException("none of the named groups " + List.of(groups)
+                        + " is one " + Native.openSslVersion() + " implements (it has "
+                        + String.join(", ", NamedGroups.supported()) + ")");
+            }
             Native.setGroups(ssl, list);
         }
+    }
+
+    /** The key-exchange group this connection negotiated (JSSE name), or null. */
+    static String negotiatedGroup(long ssl) {
+        return NamedGroups.jsseName(Native.negotiatedGroup(ssl));
     }
 }

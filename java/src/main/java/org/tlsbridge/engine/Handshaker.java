@@ -169,6 +169,7 @@ public final class Handshaker {
         session.protocol = Native.protocol(ssl);
         session.cipherSuite = Native.cipher(ssl);
         session.peerSigAlgs = SignatureSchemes.names(Native.peerCertSigAlgs(ssl));
+        session.namedGroup = EngineConfig.negotiatedGroup(ssl);
         if (!cfg.clientMode() && session.requestedServerNames.isEmpty()) {
             session.requestedServerNames = hostNames(Native.serverName(ssl));
         }

@@ -46,6 +46,7 @@ public final class TlsBridgeSession extends ExtendedSSLSession {
     volatile List<byte[]> statusResponses = Collections.emptyList();
     volatile boolean resumed;
     volatile String applicationProtocol;
+    volatile String namedGroup;
     private final Map<String, Object> values = new HashMap<>();
 
     TlsBridgeSession(SessionContextImpl context, String peerHost, int peerPort) {
@@ -224,6 +225,16 @@ public final class TlsBridgeSession extends ExtendedSSLSession {
     /** Whether this session was resumed rather than negotiated in full. */
     public boolean isResumed() {
         return resumed;
+    }
+
+    /**
+     * The key-exchange group of the handshake that made this session (JSSE
+     * name: "X25519MLKEM768", "x25519", "secp256r1", ...), or null: before
+     * the server's hello, after a resumed TLS 1.2 handshake (it exchanges no
+     * key), or under a TLS 1.2 suite without ECDHE.
+     */
+    public String namedGroup() {
+        return namedGroup;
     }
 
     /** ALPN's result: null before the handshake ends, "" when none was negotiated. */

@@ -99,6 +99,12 @@ public final class Native {
 
     public static native void requestPostHandshakeAuth(long engine, boolean need) throws javax.net.ssl.SSLException;
 
+    /** For each OpenSSL group name, whether this OpenSSL implements it. */
+    public static native boolean[] groupsSupported(String[] opensslNames) throws javax.net.ssl.SSLException;
+
+    /** OpenSSL's name of the key-exchange group the handshake used, or null (none, or a resumed TLS 1.2 session). */
+    public static native byte[] negotiatedGroup(long engine);
+
     // sessions and client resumption (jni_session.c)
     public static native String protocol(long engine);
 

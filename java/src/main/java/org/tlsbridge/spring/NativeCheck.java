@@ -13,13 +13,17 @@ import org.tlsbridge.TlsBridgeProvider;
  */
 final class NativeCheck {
     static final String REQUIRED = "tlsbridge.required";
+    /** Which OpenSSL serves (bundled, system): the -Dtlsbridge.openssl system property, as a Spring property. */
+    static final String OPENSSL = "tlsbridge.openssl";
     private static final Log log = LogFactory.getLog(TlsBridgeAutoConfiguration.class);
 
     private final boolean required;
+    private final String openssl;
     private volatile Boolean usable;
 
     NativeCheck(Environment env) {
         this.required = env.getProperty(REQUIRED, Boolean.class, Boolean.FALSE);
+        this.openssl = env.getProperty(OPENSSL);
     }
 
     /** True when tlsbridge serves TLS; false (after one WARN) when JSSE stays. */
@@ -37,6 +41,11 @@ final class NativeCheck {
     }
 
     private boolean load() {
+        // The library reads the system property when it loads, which is here
+        // unless something in this JVM made an SSLContext first.
+        if (this.openssl != null && System.getProperty(OPENSSL) == null) {
+            System.setProperty(OPENSSL, this.openssl);
+        }
         String openssl;
         try {
             openssl = TlsBridgeProvider.openSslVersion();

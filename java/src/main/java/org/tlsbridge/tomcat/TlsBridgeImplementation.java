@@ -41,8 +41,9 @@ public class TlsBridgeImplementation extends SSLImplementation {
     @Override
     public SSLSupport getSSLSupport(SSLSession session, Map<String, List<String>> additionalAttributes) {
         // Our sessions are ordinary SSLSessions: Tomcat's own attribute mapping
-        // (certificate chain, cipher suite, key size, session id) applies as is.
-        return new JSSESupport(session, additionalAttributes);
+        // (certificate chain, cipher suite, key size, session id) applies as is;
+        // the subclass adds the key-exchange group.
+        return new TlsBridgeSupport(session, additionalAttributes);
     }
 
     @Override

@@ -52,6 +52,10 @@ final class TlsBridgeSSLContext implements SSLContext {
             state().ticketKeys(path);
         }
 
+        void groups(String[] names) {
+            namedGroups(names);
+        }
+
         long options(long set, long clear) {
             ContextState s = state();
             try {
@@ -62,10 +66,14 @@ final class TlsBridgeSSLContext implements SSLContext {
         }
     }
 
-    /** @param ticketKeys the host's session-ticket key file, or null */
-    TlsBridgeSSLContext(String sslProtocol, long options, String ticketKeys) {
+    /**
+     * @param ticketKeys the host's session-ticket key file, or null
+     * @param namedGroups the host's groups, or null for the defaults
+     */
+    TlsBridgeSSLContext(String sslProtocol, long options, String ticketKeys, String[] namedGroups) {
         String protocol = contextProtocol(sslProtocol);
         this.spi = new Spi(protocol);
+        spi.groups(namedGroups);
         this.context = new javax.net.ssl.SSLContext(spi, provider(), protocol) {
         };
         this.options = options;

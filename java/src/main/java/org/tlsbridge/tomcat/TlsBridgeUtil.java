@@ -182,7 +182,8 @@ public class TlsBridgeUtil extends SSLUtilBase {
                 + certificate.getType() + "]: tlsbridge " + TlsBridgeProvider.tlsbridgeVersion() + " on "
                 + TlsBridgeProvider.openSslVersion() + (negotiableProtocols.isEmpty() ? ""
                         : "; ALPN offers " + negotiableProtocols));
-        return new TlsBridgeSSLContext(sslHostConfig.getSslProtocol(), options, ticketKeyFile(sslHostConfig));
+        return new TlsBridgeSSLContext(sslHostConfig.getSslProtocol(), options, ticketKeyFile(sslHostConfig),
+                namedGroups());
     }
 
     /**
@@ -202,6 +203,33 @@ public class TlsBridgeUtil extends SSLUtilBase {
             }
         }
         return null;
+    }
+
+    /**
+     * The host's {@code groups} for every engine of its context. Tomcat on
+     * JDK 20+ also sets them per engine (SSLParameters.setNamedGroups, kept to
+     * those the client offered); on JDK 17 this is the only way they apply.
+     * Names Tomcat does not know it warns about itself; known ones this
+     * OpenSSL lacks (ML-KEM before 3.5) are left out with a warning, and a
+     * list left with nothing fails the connector, as protocols do.
+     */
+    private String[] namedGroups() {
+        String g = TomcatVersions.groups(sslHostConfig);
+        if (g == null || g.isBlank()) {
+            return null;
+        }
+        String[] names = g.trim().split("\\s*,\\s*");
+        List<String> unusable = org.tlsbridge.engine.NamedGroups.unusable(names);
+        if (unusable.size() == names.length) {
+            throw new IllegalArgumentException("groups " + List.of(names) + ": none is a group "
+                    + TlsBridgeProvider.openSslVersion() + " implements (it has "
+                    + String.join(", ", org.tlsbridge.engine.NamedGroups.supported()) + ")");
+        }
+        if (!unusable.isEmpty()) {
+            log.warn("TLS virtual host [" + sslHostConfig.getHostName() + "]: groups " + unusable
+                    + " are not available in " + TlsBridgeProvider.openSslVersion() + " and are left out");
+        }
+        return names;
     }
 
     /** The host's certificates of every type, this one first (see {@link HostKeyManager}). */

@@ -8,10 +8,13 @@ import org.apache.tomcat.util.net.SSLHostConfig;
 /**
  * What differs between the Tomcat lines these classes run on (compiled
  * against 10.1): Tomcat 11 keeps TLS 1.3 suites in their own attribute,
- * {@code cipherSuites}. Only public Tomcat API is looked up.
+ * {@code cipherSuites}; {@code groups} exists from 10.1.49. Only public
+ * Tomcat API is looked up.
  */
 final class TomcatVersions {
     private static final MethodHandle CIPHER_SUITES = find("getCipherSuites");
+    /** {@code groups} (10.1.49+, 11.0.11+); its default is jdk.tls.namedGroups. */
+    private static final MethodHandle GROUPS = find("getGroups");
 
     private TomcatVersions() {
     }
@@ -27,13 +30,23 @@ final class TomcatVersions {
 
     /** Tomcat 11's TLS 1.3 suite list, or null on Tomcat 10.1. */
     static String tls13CipherSuites(SSLHostConfig h) {
-        if (CIPHER_SUITES == null) {
+        return get(CIPHER_SUITES, h, "getCipherSuites");
+    }
+
+    /** The host's {@code groups} attribute (comma-separated JSSE names), or null when unset or unknown to this Tomcat. */
+    static String groups(SSLHostConfig h) {
+        return get(GROUPS, h, "getGroups");
+    }
+
+    /** A String getter that only some Tomcat versions have: null where absent. */
+    private static String get(MethodHandle getter, SSLHostConfig h, String name) {
+        if (getter == null) {
             return null;
         }
         try {
-            return (String) CIPHER_SUITES.invoke(h);
+            return (String) getter.invoke(h);
         } catch (Throwable t) {
-            throw new IllegalStateException("SSLHostConfig.getCipherSuites failed", t);
+            throw new IllegalStateException("SSLHostConfig." + name + " failed", t);
         }
     }
 

@@ -37,31 +37,10 @@ import org.tlsbridge.test.TestPki;
 class OpensslFeaturesTest {
     private static final TestPki PKI = TestPki.get();
 
-    /** Runs s_client against a tlsbridge server that greets and closes; returns s_client's output. */
+    /** Runs the system's s_client against a tlsbridge server that greets and closes; returns its output. */
     private static String sClient(SSLContext server, Consumer<SSLEngine> setup, OneShotServer.Exchange x,
             String... args) throws Exception {
-        try (OneShotServer srv = new OneShotServer()) {
-            CompletableFuture<Void> done = srv.serve(server, 1, true, setup, x != null ? x : c -> {
-                c.write("hi\n".getBytes(StandardCharsets.US_ASCII));
-            });
-            List<String> cmd = new ArrayList<>(List.of("openssl", "s_client", "-connect", "127.0.0.1:" + srv.port,
-                    "-CAfile", "ca.pem", "-ign_eof"));
-            cmd.addAll(List.of(args));
-            try (Processes.Child c = Processes.start(PKI.dir, cmd.toArray(new String[0]))) {
-                c.process.getOutputStream().close();
-                long end = System.currentTimeMillis() + 30_000;
-                while (!done.isDone() && System.currentTimeMillis() < end
-                        && (c.process.isAlive() || System.currentTimeMillis() < end - 27_000)) {
-                    Thread.sleep(20);
-                }
-                if (!done.isDone()) {
-                    throw new AssertionError("server did not finish; s_client said:\n" + c.output());
-                }
-                done.get();
-                c.waitFor(20);
-                return c.output();
-            }
-        }
+        return OpensslPeers.sClient("openssl", server, setup, x, args);
     }
 
     private static Consumer<SSLEngine> alpn(String... protocols) {

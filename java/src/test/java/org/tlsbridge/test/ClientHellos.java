@@ -55,12 +55,28 @@ public final class ClientHellos {
         o.write(data, 0, data.length);
     }
 
-    /** hello with extension type replaced by data (added if absent; pre_shared_key stays last). */
-    public static byte[] withExtension(byte[] hello, int type, byte[] data) {
+    /** Where a ClientHello message's extensions block (its length first) begins. */
+    private static int extensionsAt(byte[] hello) {
         int p = 4 + 2 + 32;
         p += 1 + (hello[p] & 0xff); // session id
         p += 2 + u16(hello, p); // cipher suites
-        p += 1 + (hello[p] & 0xff); // compression methods
+        return p + 1 + (hello[p] & 0xff); // compression methods
+    }
+
+    /** The body of extension type in a ClientHello message, or null. */
+    public static byte[] extension(byte[] hello, int type) {
+        int p = extensionsAt(hello);
+        for (int q = p + 2, end = q + u16(hello, p); q < end; q += 4 + u16(hello, q + 2)) {
+            if (u16(hello, q) == type) {
+                return java.util.Arrays.copyOfRange(hello, q + 4, q + 4 + u16(hello, q + 2));
+            }
+        }
+        return null;
+    }
+
+    /** hello with extension type replaced by data (added if absent; pre_shared_key stays last). */
+    public static byte[] withExtension(byte[] hello, int type, byte[] data) {
+        int p = extensionsAt(hello);
         int start = p + 2;
         int end = start + u16(hello, p);
         ByteArrayOutputStream exts = new ByteArrayOutputStream();

@@ -32,6 +32,8 @@ final class TestServlets {
             w.println("key_size=" + req.getAttribute("jakarta.servlet.request.key_size"));
             w.println("ssl_session_id=" + req.getAttribute("jakarta.servlet.request.ssl_session_id"));
             w.println("tls_protocol=" + req.getAttribute("org.apache.tomcat.util.net.secure_protocol_version"));
+            Object mgr = req.getAttribute("jakarta.servlet.request.ssl_session_mgr");
+            w.println("named_group=" + (mgr instanceof TlsBridgeSupport ? ((TlsBridgeSupport) mgr).getNamedGroup() : "-"));
             Object certs = req.getAttribute("jakarta.servlet.request.X509Certificate");
             String peer = "none";
             if (certs instanceof X509Certificate[] && ((X509Certificate[]) certs).length > 0) {

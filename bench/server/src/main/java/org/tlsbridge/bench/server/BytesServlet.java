@@ -9,10 +9,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.tomcat.util.net.SSLSupport;
+import org.tlsbridge.tomcat.TlsBridgeSupport;
 
 /**
  * GET /N returns N bytes of 'a' (the body JSS's BenchmarkSSLSocket sends);
- * GET /_stats returns the negotiated protocol/suite counters as JSON.
+ * GET /_stats returns the negotiated protocol/suite(/group) counters as JSON.
  * Bodies are built once per size so the servlet costs the same for every
  * provider and the TLS layer is what differs.
  */
@@ -43,8 +44,10 @@ final class BytesServlet extends HttpServlet {
             return;
         }
         if (stats.shouldCheck()) {
+            Object mgr = req.getAttribute(SSLSupport.SESSION_MGR);
             stats.record((String) req.getAttribute(SSLSupport.PROTOCOL_VERSION_KEY),
-                    (String) req.getAttribute(SSLSupport.CIPHER_SUITE_KEY));
+                    (String) req.getAttribute(SSLSupport.CIPHER_SUITE_KEY),
+                    mgr instanceof TlsBridgeSupport ? ((TlsBridgeSupport) mgr).getNamedGroup() : null);
         }
         byte[] body = bodies.computeIfAbsent(n, k -> {
             byte[] a = new byte[k];

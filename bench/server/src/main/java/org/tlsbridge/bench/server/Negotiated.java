@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What the server actually negotiated, counted on a sample of requests.
+ * What the server actually negotiated (protocol, suite and, where the server
+ * can tell, key-exchange group), counted on a sample of requests.
  *
  * <p>Reading Tomcat's SSL request attributes populates all of them at once
  * (peer certificates included, which throws inside the provider when there
@@ -43,8 +44,10 @@ final class Negotiated {
         return false;
     }
 
-    void record(String protocol, String suite) {
-        String key = (protocol == null ? "plain" : protocol) + " " + (suite == null ? "-" : suite);
+    /** group: the key-exchange group where the server can tell (tlsbridge's Tomcat implementation), else null. */
+    void record(String protocol, String suite, String group) {
+        String key = (protocol == null ? "plain" : protocol) + " " + (suite == null ? "-" : suite)
+                + (group == null ? "" : " " + group);
         seen.computeIfAbsent(key, k -> new LongAdder()).increment();
     }
 
