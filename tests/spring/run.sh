@@ -142,7 +142,7 @@ for BV in $BOOT_VERSIONS; do
 
     # bundle reload: new files, new certificate for new connections, the open one keeps working
     old_serial=$(serial)
-    coproc RC { timeout 60 python3 "$HERE/reload_client.py" "$PORT" "$PKI/ca.pem" 2>&1; }
+    coproc RC { timeout 60 python3 "$HERE/../lib/reload_client.py" "$PORT" "$PKI/ca.pem" 2>&1; }
     read -r -t 20 first <&"${RC[0]}"
     served "$B: reload: a keep-alive connection before the rotation" "$first" "$TB_SESSION"
     cp "$PKI/server2.key" "$WORK/live.key"; cp "$PKI/server2.pem" "$WORK/live.pem"
