@@ -147,9 +147,11 @@ for BV in $BOOT_VERSIONS; do
     served "$B: reload: a keep-alive connection before the rotation" "$first" "$TB_SESSION"
     cp "$PKI/server2.key" "$WORK/live.key"; cp "$PKI/server2.pem" "$WORK/live.pem"
     new_serial=$old_serial
+    t0=$(date +%s%N)
     for _ in $(seq 1 60); do
       new_serial=$(serial); [[ $new_serial != "$old_serial" ]] && break; sleep 0.5
     done
+    echo "  reload: new certificate served $(( ($(date +%s%N) - t0) / 1000000 )) ms after the files changed (quiet period 1 s)"
     check "$B: reload: new connections get the new certificate ($old_serial -> $new_serial)" \
       test "$new_serial" = "$(openssl x509 -in "$PKI/server2.pem" -noout -serial)"
     served "$B: reload: new connection served by tlsbridge" "$(ccurl --http1.1)" "$TB_SESSION"
