@@ -2,9 +2,9 @@ package org.tlsbridge.internal;
 
 /**
  * Process-level figures for leak hunting (the soak test under tests/soak,
- * certificate reload): not part of the provider's API, and nothing in the
- * provider calls it. The same counts are readable over JMX through
- * {@link NativeObjects}.
+ * certificate reload): not part of the provider's API, and nothing on the
+ * TLS path calls it. The same counts are readable over JMX through
+ * {@link NativeObjects}, which the server integrations register.
  */
 public final class Diagnostics {
     private static final int CONTEXTS = 0;

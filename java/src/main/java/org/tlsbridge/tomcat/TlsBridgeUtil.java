@@ -10,6 +10,7 @@ import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import javax.net.ssl.CertPathTrustManagerParameters;
@@ -226,7 +227,7 @@ public class TlsBridgeUtil extends SSLUtilBase {
      */
     private void checkKeyPairs(X509KeyManager km, boolean pem) throws SSLException {
         NativeLibrary.ensureLoaded();
-        Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (String type : KEY_TYPES) {
             String alias = km.chooseServerAlias(type, null, null);
             X509Certificate[] chain = alias == null ? null : km.getCertificateChain(alias);
