@@ -1,6 +1,7 @@
 /* SSL_CTX creation. Everything per-connection lives on the SSL; the context
  * is configured once, before any engine exists, and then only read. */
 #include "tb.h"
+#include "live.h"
 #include "session_cache.h"
 #include "ticket_keys.h"
 
@@ -38,7 +39,7 @@ static const unsigned char SID_CTX[] = "tlsbridge";
 
 SSL_CTX *tb_ctx_new(tb_error *err) {
   SSL_CTX *ctx;
-  if (tb_engine_ex_index() < 0 || !tb_bio_init()) {
+  if (tb_engine_ex_index() < 0 || !tb_bio_init() || !tb_live_init()) {
     tb_err_set(err, TB_ERR_MEMORY, "cannot initialise tlsbridge's OpenSSL hooks");
     return NULL;
   }

@@ -1,6 +1,7 @@
 /* Key material from Java's KeyManager (PKCS#8 key, DER chain) parsed once
  * into OpenSSL objects and shared read-only by every handshake that uses it. */
 #include "keys.h"
+#include "live.h"
 #include "tb_alloc.h"
 
 #include <stdlib.h>
@@ -20,6 +21,7 @@ void tb_keymat_free(tb_keymat *k) {
   X509_free(k->cert);
   sk_X509_pop_free(k->chain, X509_free);
   free(k);
+  tb_live_add(TB_LIVE_KEYS, -1);
 }
 
 static X509 *cert_from_der(const uint8_t *der, size_t len) {
@@ -48,6 +50,7 @@ tb_keymat *tb_keymat_from_der(const uint8_t *pkcs8, size_t keylen, const uint8_t
     return NULL;
   }
   k->refs = 1;
+  tb_live_add(TB_LIVE_KEYS, 1);
   ERR_clear_error();
   info = d2i_PKCS8_PRIV_KEY_INFO(NULL, &p, (long)keylen);
   if (info) {

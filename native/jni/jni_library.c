@@ -1,5 +1,6 @@
 /* Build identity and OpenSSL version, for the loader's same-build check. */
 #include "jni_util.h"
+#include "../core/live.h"
 
 #include <malloc.h>
 #include <openssl/crypto.h>
@@ -35,10 +36,17 @@ static jlong malloc_in_use(JNIEnv *env, jclass c) {
 #endif
 }
 
+/* Live native objects of one kind (core/live.h), for leak checks. */
+static jlong live_objects(JNIEnv *env, jclass c, jint kind) {
+  tb_live_init();
+  return (jlong)tb_live_count(kind);
+}
+
 const JNINativeMethod tb_library_methods[] = {
     TB_N("buildId", "()Ljava/lang/String;", build_id),
     TB_N("openSslVersion", "()Ljava/lang/String;", openssl_version),
     TB_N("openSslVersionNumber", "()J", openssl_version_number),
     TB_N("mallocInUse", "()J", malloc_in_use),
+    TB_N("liveObjects", "(I)J", live_objects),
 };
 const int tb_library_count = sizeof tb_library_methods / sizeof tb_library_methods[0];

@@ -94,12 +94,15 @@ logs() { cat "$BASE"/logs/catalina*.log "$BASE/logs/catalina.out" 2>/dev/null; }
 # certificates, handshakes or a connector; and, at any level, a failed handshake, a
 # javax.net.ssl exception, a tlsbridge stack frame, tlsbridge reporting an error, or a JVM crash.
 # Records matching the regex JUDGE_IGNORE (if set) are skipped.
+# "expected" prints the first line of each record that matches $EXPECTED_LOG (a regular
+# expression): an error the suite caused on purpose, left out of "tls" and "other".
 # "other" is every other WARNING or SEVERE: stock lines about something else, such as
 # AprLifecycleListener refusing Debian's libtcnative-1 1.2.35 (docs/tomcat.md), shown but not judged.
 log_records() {
-  logs | awk -v mode="$1" -v ignore="${JUDGE_IGNORE:-}" '
+  logs | awk -v mode="$1" -v ignore="${JUDGE_IGNORE:-}" -v expected="${EXPECTED_LOG:-}" '
     function flush(  tls, warn) {
       if (rec == "") return
+      if (expected != "" && rec ~ expected) { if (mode == "expected") print first; rec = ""; return }
       if (ignore != "" && rec ~ ignore) { rec = ""; return }
       warn = lvl == "SEVERE" || lvl == "WARNING"
       tls = (warn && (logger ~ /^org\.(tlsbridge|apache\.tomcat\.util\.net|apache\.coyote)\./ ||

@@ -4,6 +4,7 @@
 #include "test_support.h"
 #include "pem.h"
 #include "cipher_spec.h"
+#include "live.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -120,6 +121,29 @@ static void test_ciphers(void) {
   CHECK(tb_cipher_spec_expand("", collect, &a, &err) >= 0);
 }
 
+/* The live counts follow OpenSSL's real frees: a context outlives our
+ * reference while an engine made from it is alive. */
+static void test_live(void) {
+  tb_error err;
+  long c0 = tb_live_count(TB_LIVE_CONTEXTS), s0 = tb_live_count(TB_LIVE_SSLS), k0 = tb_live_count(TB_LIVE_KEYS);
+  SSL_CTX *ctx = tb_ctx_new(&err);
+  tb_keymat *k = tb_test_keymat("ec");
+  tb_engine *e;
+  CHECK(ctx != NULL && k != NULL);
+  if (!ctx || !k)
+    return;
+  CHECK(tb_live_count(TB_LIVE_CONTEXTS) == c0 + 1 && tb_live_count(TB_LIVE_KEYS) == k0 + 1);
+  e = tb_engine_new(ctx, 0, &err);
+  CHECK(e != NULL && tb_live_count(TB_LIVE_SSLS) == s0 + 1);
+  tb_ctx_free(ctx);
+  CHECK(tb_live_count(TB_LIVE_CONTEXTS) == c0 + 1);
+  tb_engine_free(e);
+  CHECK(tb_live_count(TB_LIVE_CONTEXTS) == c0 && tb_live_count(TB_LIVE_SSLS) == s0);
+  tb_keymat_free(k);
+  CHECK(tb_live_count(TB_LIVE_KEYS) == k0);
+  CHECK(tb_live_count(TB_LIVE_KINDS) == -1);
+}
+
 int main(void) {
   tb_keymat *k;
   char p[256];
@@ -134,6 +158,7 @@ int main(void) {
   test_keys(k);
   test_certs();
   test_ciphers();
+  test_live();
   tb_keymat_free(k);
   for (i = 0; i < sizeof names / sizeof names[0]; i++) {
     path(p, sizeof p, names[i]);

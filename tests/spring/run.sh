@@ -142,14 +142,16 @@ for BV in $BOOT_VERSIONS; do
 
     # bundle reload: new files, new certificate for new connections, the open one keeps working
     old_serial=$(serial)
-    coproc RC { timeout 60 python3 "$HERE/reload_client.py" "$PORT" "$PKI/ca.pem" 2>&1; }
+    coproc RC { timeout 60 python3 "$HERE/../lib/reload_client.py" "$PORT" "$PKI/ca.pem" 2>&1; }
     read -r -t 20 first <&"${RC[0]}"
     served "$B: reload: a keep-alive connection before the rotation" "$first" "$TB_SESSION"
     cp "$PKI/server2.key" "$WORK/live.key"; cp "$PKI/server2.pem" "$WORK/live.pem"
     new_serial=$old_serial
+    t0=$(date +%s%N)
     for _ in $(seq 1 60); do
       new_serial=$(serial); [[ $new_serial != "$old_serial" ]] && break; sleep 0.5
     done
+    echo "  reload: new certificate served $(( ($(date +%s%N) - t0) / 1000000 )) ms after the files changed (quiet period 1 s)"
     check "$B: reload: new connections get the new certificate ($old_serial -> $new_serial)" \
       test "$new_serial" = "$(openssl x509 -in "$PKI/server2.pem" -noout -serial)"
     served "$B: reload: new connection served by tlsbridge" "$(ccurl --http1.1)" "$TB_SESSION"

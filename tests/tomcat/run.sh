@@ -9,6 +9,13 @@
 #      X25519MLKEM768 by default and the access log (TlsBridgeSupport) shows
 #      it server-side; then tlsbridge.openssl=system in catalina.properties
 #      puts Debian 12's OpenSSL 3.0 behind the connector: X25519.
+#      Then certificate reload through JMX
+#      (JmxReload.java attaches to Tomcat's JVM; the same operation the
+#      Manager's /manager/text/sslReload runs): new PEM files, one reload,
+#      s_client sees the new certificate, a keep-alive connection opened
+#      before still serves; 100 more reloads, and tlsbridge's live native
+#      object counts (MBean org.tlsbridge:type=NativeObjects) are back to
+#      where they were. Reload latency and RSS are printed, not judged.
 #   2. drop-in: Tomcat's default JSSE implementation with TLSBridge first in
 #      the JCA provider list (jar on the system class path, java.security
 #      override), as docs/tomcat.md describes.
@@ -48,7 +55,61 @@ mkdir -p "$PKI"
   openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile ext -out server.pem
   openssl pkcs12 -export -inkey server.key -passin pass:suite-secret -in server.pem -certfile ca.pem -name tomcat \
     -passout pass:suite-secret -out server.p12
+  # the renewed certificate a reload picks up: a new key too, same password
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -aes-256-cbc -pass pass:suite-secret -out renewed.key
+  openssl req -new -key renewed.key -passin pass:suite-secret -subj /CN=localhost -out renewed.csr
+  openssl x509 -req -in renewed.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile ext -out renewed.pem
 ) >"$WORK/pki.log" 2>&1 || { cat "$WORK/pki.log"; not_run "openssl could not make the test PKI"; }
+
+# ---- certificate reload through JMX, on the running Tomcat of section 1 ----
+JMX() { "$JAVA_HOME/bin/java" "$HERE/JmxReload.java" "$TOMCAT_PID" "$@" 2>&1; }
+fingerprint() { openssl x509 -noout -fingerprint -sha256 "$@" 2>/dev/null; }
+presented() { openssl s_client -connect "127.0.0.1:$PORT" -servername localhost </dev/null 2>/dev/null | fingerprint; }
+rss_kib() { awk '/^VmRSS/{print $2}' "/proc/$TOMCAT_PID/status"; }
+reload_suite() {
+  local base first second out after rss0 rss1 new
+  presented >/dev/null
+  base=$(JMX counts)
+  echo "  live native objects before: $base"
+  check "reload: tlsbridge's NativeObjects MBean answers over JMX" grep -q '^contexts=[0-9]' <<<"$base"
+  coproc KA { timeout 120 python3 "$HERE/../lib/reload_client.py" "$PORT" "$PKI/ca.pem" / 2>&1; }
+  read -r -t 30 first <&"${KA[0]}"
+  check "reload: a keep-alive connection opened before the reload" grep -q "status=200" <<<"$first"
+  cp "$PKI/renewed.key" "$BASE/conf/tls/server.key.new" && mv "$BASE/conf/tls/server.key.new" "$BASE/conf/tls/server.key"
+  cp "$PKI/renewed.pem" "$BASE/conf/tls/server.pem.new" && mv "$BASE/conf/tls/server.pem.new" "$BASE/conf/tls/server.pem"
+  out=$(JMX reload "$PORT")
+  echo "  one reload: $out"
+  new=$(presented)
+  check "reload via JMX: openssl s_client gets the renewed certificate (${new#*=})" \
+    test -n "$new" -a "$new" = "$(fingerprint -in "$PKI/renewed.pem")"
+  echo go >&"${KA[1]}"
+  read -r -t 30 second <&"${KA[0]}"
+  check "reload: the keep-alive connection opened before still serves requests" \
+    grep -q "status=200.*same-connection=True" <<<"$second"
+  wait "$KA_PID" 2>/dev/null
+  # a renewal caught half-way: the old certificate with the new key. The reload must fail, naming
+  # the files, and the renewed certificate keep serving.
+  cp "$PKI/server.pem" "$BASE/conf/tls/server.pem.new" && mv "$BASE/conf/tls/server.pem.new" "$BASE/conf/tls/server.pem"
+  out=$(JMX reload "$PORT")
+  echo "  mismatched reload: $(grep -o 'cannot serve its certificate.*' <<<"$out" | head -1 | cut -c1-160)"
+  check "reload with a key that does not match its certificate fails, naming the files" \
+    grep -q "server.key\] for \[.*server.pem\] cannot serve its certificate" <<<"$out"
+  check "... and the renewed certificate keeps serving" test "$(presented)" = "$(fingerprint -in "$PKI/renewed.pem")"
+  EXPECTED_LOG='reloadSslHostConfigs.*server\.key\] for \[[^]]*server\.pem\] cannot serve its certificate'
+  check "... and Tomcat logged that reload's failure with tlsbridge's reason" test -n "$(log_records expected)"
+  cp "$PKI/renewed.pem" "$BASE/conf/tls/server.pem.new" && mv "$BASE/conf/tls/server.pem.new" "$BASE/conf/tls/server.pem"
+  rss0=$(rss_kib)
+  out=$(JMX reload "$PORT" 100)
+  echo "  100 reloads: $out"
+  presented >/dev/null
+  after=$(JMX counts)
+  rss1=$(rss_kib)
+  echo "  live native objects after 100 reloads: $after; RSS $rss0 -> $rss1 KiB"
+  check "reload: 100 more reloads, live contexts/connections/keys back to baseline (${base% heap=*})" \
+    test "${after% heap=*}" = "${base% heap=*}"
+  judge_log "reload: no TLS errors in Tomcat's log but that failed reload"
+  EXPECTED_LOG=
+}
 
 CERT='<Certificate certificateFile="conf/tls/server.pem" certificateKeyFile="conf/tls/server.key" certificateKeyPassword="suite-secret" type="RSA" />'
 
@@ -115,6 +176,7 @@ check "wrk: 0 socket errors" bash -c '! grep -q "Socket errors" <<<"$1"' _ "$wrk
 check "wrk: 0 non-2xx/3xx responses" bash -c '! grep -q "Non-2xx" <<<"$1"' _ "$wrkout"
 judge_log "no TLS errors, exceptions or failed handshakes in Tomcat's log after the load"
 TOMCAT_PID=$(cat "$PIDFILE")
+reload_suite
 stop_tomcat
 check "Tomcat stopped" bash -c '! kill -0 "$1" 2>/dev/null' _ "$TOMCAT_PID"
 

@@ -21,6 +21,9 @@ public final class Native {
     /** mallinfo2(): uordblks + hblkhd, or -1 without glibc 2.33+; see {@link Diagnostics}. */
     public static native long mallocInUse();
 
+    /** Live native objects of one kind (0 SSL_CTX, 1 SSL, 2 key material; native/core/live.h), -1 for another. */
+    public static native long liveObjects(int kind);
+
     // the numbers shared with Java, for the loader's check (jni_constants.c, NativeConstants)
     public static native String[] constantNames();
 

@@ -11,6 +11,7 @@ import org.apache.tomcat.util.net.SSLSupport;
 import org.apache.tomcat.util.net.SSLUtil;
 import org.apache.tomcat.util.net.jsse.JSSESupport;
 import org.tlsbridge.TlsBridgeProvider;
+import org.tlsbridge.internal.NativeObjects;
 
 /**
  * Tomcat's pluggable TLS implementation backed by tlsbridge: set
@@ -33,6 +34,8 @@ public class TlsBridgeImplementation extends SSLImplementation {
         }
         // Builds JSSESupport's key-size table now rather than in the first request.
         new JSSESupport(null, null);
+        // Next to Tomcat's own MBeans: shows that a reloadSslHostConfigs frees the old contexts.
+        NativeObjects.register();
         log.info("TLS for this connector is served by " + getClass().getName() + ": tlsbridge "
                 + TlsBridgeProvider.tlsbridgeVersion() + ", " + openssl + ", native library "
                 + TlsBridgeProvider.nativeLibraryPath());

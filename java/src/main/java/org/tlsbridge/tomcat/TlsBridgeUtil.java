@@ -5,8 +5,12 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.CertificateEncodingException;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import javax.net.ssl.CertPathTrustManagerParameters;
@@ -27,6 +31,7 @@ import org.apache.tomcat.util.net.openssl.OpenSSLConf;
 import org.apache.tomcat.util.net.openssl.OpenSSLConfCmd;
 import org.tlsbridge.TlsBridgeProvider;
 import org.tlsbridge.context.CipherSuites;
+import org.tlsbridge.internal.Native;
 import org.tlsbridge.internal.NativeLibrary;
 
 /**
@@ -47,6 +52,9 @@ public class TlsBridgeUtil extends SSLUtilBase {
     private static final Set<String> RETIRED = Set.of("TLSv1", "TLSv1.1");
 
     static final String TICKET_KEYS_CMD = "tlsbridge.ticketKeys";
+
+    /** Key algorithms a server certificate can have, as Java names them. */
+    private static final String[] KEY_TYPES = {"RSA", "EC", "EdDSA", "RSASSA-PSS", "DSA"};
 
     private volatile String[] ciphers;
 
@@ -248,17 +256,62 @@ public class TlsBridgeUtil extends SSLUtilBase {
     /** This certificate alone: PEM through OpenSSL, key stores as Tomcat loads them. */
     X509KeyManager ownKeyManager() throws Exception {
         KeyManager[] kms;
-        if (certificate.getCertificateKeystore() == null && certificate.getCertificateFile() != null) {
+        boolean pem = certificate.getCertificateKeystore() == null && certificate.getCertificateFile() != null;
+        if (pem) {
             kms = pemKeyManagers();
         } else {
             kms = super.getKeyManagers();
         }
         for (KeyManager km : kms) {
             if (km instanceof X509KeyManager) {
+                checkKeyPairs((X509KeyManager) km, pem);
                 return (X509KeyManager) km;
             }
         }
         throw new IOException("no X509 key manager for certificate type " + certificate.getType());
+    }
+
+    /**
+     * Each key this certificate serves goes through OpenSSL now, as a handshake would: a key
+     * that does not match its certificate (a renewal caught half-way) fails the configuration,
+     * so a reload keeps the context that works instead of one whose every handshake fails.
+     */
+    private void checkKeyPairs(X509KeyManager km, boolean pem) throws SSLException {
+        NativeLibrary.ensureLoaded();
+        Set<String> seen = new HashSet<>();
+        for (String type : KEY_TYPES) {
+            String alias = km.chooseServerAlias(type, null, null);
+            X509Certificate[] chain = alias == null ? null : km.getCertificateChain(alias);
+            if (chain == null || chain.length == 0 || !type.equals(chain[0].getPublicKey().getAlgorithm())
+                    || !seen.add(alias)) {
+                continue;
+            }
+            PrivateKey key = km.getPrivateKey(alias);
+            byte[] pkcs8 = key == null ? null : key.getEncoded();
+            if (pkcs8 == null) {
+                continue; // reported at the handshake, with the reason, as for any KeyManager
+            }
+            try {
+                byte[][] der = new byte[chain.length][];
+                for (int i = 0; i < chain.length; i++) {
+                    der[i] = chain[i].getEncoded();
+                }
+                Native.keyFree(Native.keyNew(pkcs8, der));
+            } catch (IllegalArgumentException | CertificateEncodingException e) {
+                throw new SSLException("TLS virtual host [" + sslHostConfig.getHostName() + "]: the private key of "
+                        + describe(pem) + " cannot serve its certificate: " + e.getMessage(), e);
+            } finally {
+                Arrays.fill(pkcs8, (byte) 0);
+            }
+        }
+    }
+
+    private String describe(boolean pem) {
+        if (pem) {
+            return "[" + (certificate.getCertificateKeyFile() != null ? certificate.getCertificateKeyFile()
+                    : certificate.getCertificateFile()) + "] for [" + certificate.getCertificateFile() + "]";
+        }
+        return "key store [" + certificate.getCertificateKeystoreFile() + "]";
     }
 
     private KeyManager[] pemKeyManagers() throws Exception {

@@ -1,0 +1,12 @@
+package org.tlsbridge.internal;
+
+/** JMX view of {@link Diagnostics}: {@code org.tlsbridge:type=NativeObjects}. */
+public interface NativeObjectsMXBean {
+    long getContexts();
+
+    long getConnections();
+
+    long getKeys();
+
+    long getNativeHeapInUse();
+}
