@@ -8,7 +8,9 @@
 #      (h2 and 1.1); every answer says the server-side SSLSession was tlsbridge's.
 #   2. PKCS12 key store + trust store, client-auth need, TLS 1.3 only: curl
 #      and HttpClient with a client certificate; without one the handshake fails.
-#   3. wrong key password: the start fails with Spring Boot's error naming the file.
+#   3. wrong key password: the start fails with Spring Boot's error (PEM key) or
+#      JSSE's own (key store); a wrong key-store password: Spring Boot's error
+#      naming the file (Tomcat and Netty).
 #   4. tlsbridge.enabled=false, and a library that cannot load (one WARN, JSSE
 #      serves), and the same with tlsbridge.required=true (the start fails).
 #   5. embedded Jetty: key store, trust store, client-auth need (HTTP/1.1, TLS 1.2
@@ -81,6 +83,7 @@ start_app() {
   local logf=$1; shift
   PORT=$(free_port)
   local main=${APP_MAIN:-tbtest.App}
+  : >"$logf" # exists before the first grep below, whatever the background start's timing
   "$JAVA" -Xmx256m -Dtlsbridge.workdir="$WORK" ${JVM_OPTS:-} -cp "$CP" "$main" --server.address=127.0.0.1 \
     --server.port="$PORT" --spring.main.banner-mode=off "$@" >"$logf" 2>&1 &
   APP_PID=$!
@@ -164,6 +167,19 @@ sni_want_checks() {
     "$(client HTTP_1_1 TLSv1.3 "$PKI/client.p12" client-secret)" status=200 "$TB_SESSION" "peer=CN=suite client"
 }
 
+# bad_store_password_check LABEL: a wrong key-store password fails the start with
+# Spring Boot's error naming the store file (raised before any TLS stack sees it)
+bad_store_password_check() {
+  local b=$1 L=$WORK/badstore-${1// /-}.log
+  if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-password=wrong; then
+    check "$b: wrong key-store password fails the start" false
+  else
+    served "$b: wrong key-store password fails the start with Spring Boot's error naming the file" \
+      "$(grep -m1 'Could not load store from' "$L")" "$PKI/server.p12"
+  fi
+  stop_app
+}
+
 # servlet_sni_want_checks LABEL: the app of the last build_app; Spring Boot refuses
 # server-name bundles with Jetty ("not supported"), so Jetty gets client-auth want only
 servlet_sni_want_checks() {
@@ -184,6 +200,7 @@ servlet_sni_want_checks() {
     tail -40 "$L"; check "$b: app starts with server-name bundles and client-auth want" false
   fi
   stop_app
+  [[ $b == *jetty* ]] || bad_store_password_check "$b"
 }
 
 # netty_checks BOOT-VERSION: the WebFlux app on Reactor Netty, TLS by tlsbridge
@@ -246,6 +263,8 @@ netty_checks() {
     tail -40 "$L"; check "$b: app starts with server-name bundles and client-auth want" false
   fi
   stop_app
+
+  bad_store_password_check "$b"
 
   L=$WORK/netty-off-$bv.log
   if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-password=store-secret \
