@@ -167,6 +167,31 @@ sni_want_checks() {
     "$(client HTTP_1_1 TLSv1.3 "$PKI/client.p12" client-secret)" status=200 "$TB_SESSION" "peer=CN=suite client"
 }
 
+# mtls_need_checks LABEL LOG: PKCS12 key store (key alias) + trust store, client-auth
+# need, TLS 1.3 only, one cipher suite, HTTP/2 on; the app of the last build_app
+mtls_need_checks() {
+  local b=$1 L=$2 out
+  if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-type=PKCS12 \
+      --server.ssl.key-store-password=store-secret --server.ssl.key-alias=server \
+      --server.ssl.trust-store="$PKI/trust.p12" --server.ssl.trust-store-password=trust-secret \
+      --server.ssl.client-auth=need --server.ssl.enabled-protocols=TLSv1.3 \
+      --server.ssl.ciphers=TLS_AES_256_GCM_SHA384 --server.http2.enabled=true; then
+    check "$b: app starts with key store, trust store, client-auth need" true
+    served "$b: mTLS curl h2 with client certificate" \
+      "$(ccurl --http2 --cert "$PKI/client.pem" --key "$PKI/client.key")" "$TB_SESSION" protocol=TLSv1.3 \
+      cipher=TLS_AES_256_GCM_SHA384 "peer=CN=suite client" http=HTTP/2.0
+    served "$b: mTLS HttpClient on tlsbridge with client key store" \
+      "$(client HTTP_1_1 TLSv1.3 "$PKI/client.p12" client-secret)" status=200 "$TB_SESSION" "peer=CN=suite client"
+    out=$(ccurl --http1.1)
+    check "$b: mTLS without a client certificate: no response" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
+    out=$(ccurl --http1.1 --tlsv1.2 --tls-max 1.2 --cert "$PKI/client.pem" --key "$PKI/client.key")
+    check "$b: enabled-protocols=TLSv1.3 refuses TLS 1.2" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
+  else
+    tail -40 "$L"; check "$b: app starts with key store, trust store, client-auth need" false
+  fi
+  stop_app
+}
+
 # bad_store_password_check LABEL: a wrong key-store password fails the start with
 # Spring Boot's error naming the store file (raised before any TLS stack sees it)
 bad_store_password_check() {
@@ -234,26 +259,7 @@ netty_checks() {
   fi
   stop_app
 
-  L=$WORK/netty-mtls-$bv.log
-  if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-type=PKCS12 \
-      --server.ssl.key-store-password=store-secret --server.ssl.key-alias=server \
-      --server.ssl.trust-store="$PKI/trust.p12" --server.ssl.trust-store-password=trust-secret \
-      --server.ssl.client-auth=need --server.ssl.enabled-protocols=TLSv1.3 \
-      --server.ssl.ciphers=TLS_AES_256_GCM_SHA384 --server.http2.enabled=true; then
-    check "$b: app starts with key store, trust store, client-auth need" true
-    served "$b: mTLS curl h2 with client certificate" \
-      "$(ccurl --http2 --cert "$PKI/client.pem" --key "$PKI/client.key")" "$TB_SESSION" protocol=TLSv1.3 \
-      cipher=TLS_AES_256_GCM_SHA384 "peer=CN=suite client" http=HTTP/2.0
-    served "$b: mTLS HttpClient on tlsbridge with client key store" \
-      "$(client HTTP_1_1 TLSv1.3 "$PKI/client.p12" client-secret)" status=200 "$TB_SESSION" "peer=CN=suite client"
-    out=$(ccurl --http1.1)
-    check "$b: mTLS without a client certificate: no response" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
-    out=$(ccurl --http1.1 --tlsv1.2 --tls-max 1.2 --cert "$PKI/client.pem" --key "$PKI/client.key")
-    check "$b: enabled-protocols=TLSv1.3 refuses TLS 1.2" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
-  else
-    tail -40 "$L"; check "$b: app starts with key store, trust store, client-auth need" false
-  fi
-  stop_app
+  mtls_need_checks "$b" "$WORK/netty-mtls-$bv.log"
 
   L=$WORK/netty-sni-want-$bv.log
   sni_want_args
@@ -327,27 +333,7 @@ for BV in $BOOT_VERSIONS; do
   stop_app
 
   # 2. key store + trust store, client-auth need, TLS 1.3 only
-  L=$WORK/mtls-$BV.log
-  if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-type=PKCS12 \
-      --server.ssl.key-store-password=store-secret --server.ssl.key-alias=server \
-      --server.ssl.trust-store="$PKI/trust.p12" --server.ssl.trust-store-password=trust-secret \
-      --server.ssl.client-auth=need --server.ssl.enabled-protocols=TLSv1.3 \
-      --server.ssl.ciphers=TLS_AES_256_GCM_SHA384 --server.http2.enabled=true; then
-    check "$B: app starts with key store, trust store, client-auth need" true
-    served "$B: mTLS curl h2 with client certificate" \
-      "$(ccurl --http2 --cert "$PKI/client.pem" --key "$PKI/client.key")" "$TB_SESSION" protocol=TLSv1.3 \
-      cipher=TLS_AES_256_GCM_SHA384 "peer=CN=suite client"
-    served "$B: mTLS HttpClient on tlsbridge with client key store" \
-      "$(client HTTP_1_1 TLSv1.3 "$PKI/client.p12" client-secret)" status=200 "$TB_SESSION" "peer=CN=suite client"
-    out=$(ccurl --http1.1)
-    check "$B: mTLS without a client certificate: no response" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
-    out=$(ccurl --http1.1 --tlsv1.2 --tls-max 1.2 --cert "$PKI/client.pem" --key "$PKI/client.key")
-    check "$B: enabled-protocols=TLSv1.3 refuses TLS 1.2" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
-  else
-    tail -40 "$L"
-    check "$B: app starts with key store, trust store, client-auth need" false
-  fi
-  stop_app
+  mtls_need_checks "$B" "$WORK/mtls-$BV.log"
 
   # 3. wrong key password. In a PEM bundle Spring Boot decrypts the key itself, before any
   # TLS stack sees it; in a key store Tomcat's SSLUtil does, inside tlsbridge's adapter: the
