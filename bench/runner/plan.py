@@ -111,7 +111,7 @@ def estimate_seconds(groups, variants, opts, parts=None):
         vs = [v for v in variants if v.tls == g.tls and any(V.serves(v, m, n, g) for m, n in g.cells)]
         if not vs:
             continue
-        add("server start+stop", len(vs) * COST["start"] + COST["stop"])
+        add("server start+stop", sum(getattr(v, "start_s", COST["start"]) for v in vs) + COST["stop"])
         names = {v.name for v in vs}
         for m, n in g.cells:
             k = sum(1 for v in vs if V.serves(v, m, n, g))

@@ -30,6 +30,10 @@ class Ctx:
         st = os.path.join(root, "bench", "server", "target")
         if os.path.exists(os.path.join(st, "classpath.txt")):
             self.server_cp = os.path.join(st, "classes") + ":" + self.local_cp(open(os.path.join(st, "classpath.txt")).read())
+        self.spring_cp = None
+        sp = os.path.join(root, "bench", "spring", "target")
+        if os.path.exists(os.path.join(sp, "classpath.txt")):
+            self.spring_cp = os.path.join(sp, "classes") + ":" + self.local_cp(open(os.path.join(sp, "classpath.txt")).read())
         ffm = glob.glob(os.path.join(st, "ffm", "*", "lib", "tomcat-coyote-ffm.jar"))
         self.ffm_jar = ffm[0] if ffm else None
         self._bss = None
@@ -152,16 +156,20 @@ class Tomcat(Variant):
         d.update({"impl": self.impl, "direct_ssl_buffers": self.direct})
         return d
 
+    main = "org.tlsbridge.bench.server.BenchServer"
+
+    def classpath(self, ctx):
+        return ctx.server_cp + (":" + ctx.ffm_jar if self.impl == "openssl-ffm" else "")
+
     def start(self, ctx, suite):
-        cp = ctx.server_cp + (":" + ctx.ffm_jar if self.impl == "openssl-ffm" else "")
+        cp = self.classpath(ctx)
         args = ["--impl", self.impl, "--port", "0"]
         if self.tls:
             args += ["--cert", os.path.join(ctx.pki, f"{suite.cert}.crt"),
                      "--key", os.path.join(ctx.pki, f"{suite.cert}.pk8.pem"),
                      "--protocols", suite.protocol, "--ciphers", suite.openssl,
                      "--direct", "true" if self.direct else "false"]
-        cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + ["-cp", cp,
-                           "org.tlsbridge.bench.server.BenchServer"] + args)
+        cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + ["-cp", cp, self.main] + args)
         p = procs.Proc(cmd, ctx.log(f"{self.name}-{suite.key}"))
         line = p.wait_line(("BENCH-LISTENING", "BENCH-UNAVAILABLE", "BENCH-FAILED"), 90)
         if not line or not line.startswith("BENCH-LISTENING"):
@@ -170,6 +178,35 @@ class Tomcat(Variant):
             raise StartError(line or ("no listening line; output: " + out[-1500:]))
         port = int(line.split()[1])
         return TomcatHandle(self, p, port, self.tls, cmd)
+
+
+class SpringBootTomcat(Tomcat):
+    """bench/spring: Spring Boot 3.5's embedded Tomcat serving the same
+    servlet under the same load, TLS configured by server.ssl.* only; with
+    tlsbridge, the jar's auto-configuration picks TlsBridgeImplementation
+    (the server checks it did). Keep-alive 1 KiB and full handshakes."""
+    server = "Spring Boot 3.5 + Tomcat NIO"
+    main = "org.tlsbridge.bench.server.SpringBenchServer"
+    modes = ("keepalive", "newconn")
+    sizes = (1024,)
+    start_s = 12.0  # seconds to start on one pinned core of the 2-vCPU machine (plan.estimate_seconds)
+
+    def __init__(self, name, impl, provider, note=""):
+        # a Spring Boot start takes several seconds: not in --quick (its 5 minutes)
+        super().__init__(name, impl, provider, note=note, in_quick=False)
+
+    def classpath(self, ctx):
+        return ctx.spring_cp
+
+    def available(self, ctx):
+        if not ctx.spring_cp:
+            return False, "bench/spring is not built"
+        if self.impl == "tlsbridge":
+            names = subprocess.run(["unzip", "-Z1", ctx.tlsbridge_jar], capture_output=True, text=True).stdout \
+                if ctx.tlsbridge_jar else ""
+            if "org/tlsbridge/spring/TlsBridgeAutoConfiguration.class" not in names:
+                return False, "org.tlsbridge.spring (Spring Boot auto-configuration) is not in this build"
+        return True, ""
 
 
 class StartError(Exception):
@@ -455,6 +492,9 @@ def all_variants():
         Tomcat("tomcat-sunjsse-25", "jsse", "SunJSSE", jdk="25", in_quick=False, note="same-JVM comparison for tomcat-openssl-ffm"),
         Tomcat("tomcat-tlsbridge-25", "tlsbridge", "TLSBridge", jdk="25", in_quick=False,
                note="TlsBridgeImplementation (heap buffers) on Temurin 25: same JVM as tomcat-openssl-ffm"),
+        SpringBootTomcat("springboot-sunjsse", "jsse", "SunJSSE", note="server.ssl.*, tlsbridge.enabled=false"),
+        SpringBootTomcat("springboot-tlsbridge", "tlsbridge", "TLSBridge",
+                         note="server.ssl.*, the tlsbridge jar's auto-configuration (heap buffers)"),
         Nginx("nginx-plain", tls=False, note="floor for the nginx TLS tax"),
         Nginx("nginx"),
         BenchmarkSSLSocket("bss-tlsbridge", "TLSBridge.SSLSocket", "TLSBridge"),

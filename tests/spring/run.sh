@@ -8,12 +8,20 @@
 #      (h2 and 1.1); every answer says the server-side SSLSession was tlsbridge's.
 #   2. PKCS12 key store + trust store, client-auth need, TLS 1.3 only: curl
 #      and HttpClient with a client certificate; without one the handshake fails.
-#   3. wrong key password: the start fails with Spring Boot's error naming the file.
+#   3. wrong key password: the start fails with Spring Boot's error (PEM key) or
+#      JSSE's own (key store); a wrong key-store password: Spring Boot's error
+#      naming the file (Tomcat and Netty).
 #   4. tlsbridge.enabled=false, and a library that cannot load (one WARN, JSSE
 #      serves), and the same with tlsbridge.required=true (the start fails).
 #   5. embedded Jetty: key store, trust store, client-auth need (HTTP/1.1, TLS 1.2
 #      and 1.3, curl and HttpClient); h2 through tlsbridge once the jar has a
 #      Jetty ALPN processor, until then one WARN and JSSE serving h2.
+#   6. server-name SSL bundles (the certificate chosen by SNI; Tomcat and Netty:
+#      Spring Boot refuses them with Jetty) and client-auth want (a client with
+#      and one without a certificate are both served; the server sees it only when sent).
+#   7. WebFlux on Reactor Netty: tlsbridge under Netty's SslContext (JDK mode):
+#      as 1 (h2 and HTTP/1.1, TLS 1.2 and 1.3, curl and HttpClient), as 2, as 6,
+#      and tlsbridge.enabled=false (JSSE serves h2).
 # Every server listens on 127.0.0.1 with a free port and is stopped at the end.
 #
 #   tests/spring/run.sh
@@ -74,12 +82,14 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 start_app() {
   local logf=$1; shift
   PORT=$(free_port)
-  "$JAVA" -Xmx256m -Dtlsbridge.workdir="$WORK" ${JVM_OPTS:-} -cp "$CP" tbtest.App --server.address=127.0.0.1 \
+  local main=${APP_MAIN:-tbtest.App}
+  : >"$logf" # exists before the first grep below, whatever the background start's timing
+  "$JAVA" -Xmx256m -Dtlsbridge.workdir="$WORK" ${JVM_OPTS:-} -cp "$CP" "$main" --server.address=127.0.0.1 \
     --server.port="$PORT" --spring.main.banner-mode=off "$@" >"$logf" 2>&1 &
   APP_PID=$!
   local i
   for i in $(seq 1 240); do
-    grep -q "Started App in" "$logf" && return 0
+    grep -q "Started ${main#tbtest.} in" "$logf" && return 0
     kill -0 "$APP_PID" 2>/dev/null || { wait "$APP_PID" 2>/dev/null; APP_PID=; return 1; }
     sleep 0.25
   done
@@ -111,6 +121,165 @@ build_app() {
     return 1
   fi
   CP="$HERE/app/target/boot-$1-$2/classes:$(cat "$WORK/cp-$1-$2.txt"):$JAR"
+}
+
+# --- SNI and client-auth want on the servlet apps, and the WebFlux app (Reactor Netty) ---
+
+# A second server certificate, for other.localhost only: served when a client asks for that name.
+sni_pki() {
+  [[ -f $PKI/other.pem ]] && return 0
+  (
+    cd "$PKI" || exit 1
+    openssl req -newkey rsa:2048 -nodes -keyout other.key -subj /CN=other.localhost -out other.csr
+    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:other.localhost\n' >oext
+    openssl x509 -req -in other.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile oext -out other.pem
+  ) >>"$WORK/pki.log" 2>&1
+}
+
+# A default PEM bundle (encrypted key, CA as trust), a server-name bundle for
+# other.localhost, client-auth want: the arguments of sni_want_checks' app.
+SNI_WANT_ARGS=()
+sni_want_args() {
+  sni_pki
+  SNI_WANT_ARGS=(--server.ssl.bundle=web --spring.ssl.bundle.pem.web.keystore.certificate="$PKI/server.pem"
+    --spring.ssl.bundle.pem.web.keystore.private-key="$PKI/server.key"
+    --spring.ssl.bundle.pem.web.keystore.private-key-password=key-secret
+    --spring.ssl.bundle.pem.web.truststore.certificate="$PKI/ca.pem"
+    --spring.ssl.bundle.pem.other.keystore.certificate="$PKI/other.pem"
+    --spring.ssl.bundle.pem.other.keystore.private-key="$PKI/other.key"
+    --spring.ssl.bundle.pem.other.truststore.certificate="$PKI/ca.pem"
+    "--server.ssl.server-name-bundles[0].server-name=other.localhost"
+    "--server.ssl.server-name-bundles[0].bundle=other" --server.ssl.client-auth=want)
+}
+
+# sni_want_checks LABEL: against a running app started with SNI_WANT_ARGS
+sni_want_checks() {
+  local b=$1
+  served "$b: SNI other.localhost: its server-name bundle's certificate, served by tlsbridge" \
+    "$(curl -sS -v --max-time 20 --http1.1 --cacert "$PKI/ca.pem" --resolve "other.localhost:$PORT:127.0.0.1" \
+      "https://other.localhost:$PORT/tls" 2>&1)" "subject: CN=other.localhost" "$TB_SESSION"
+  served "$b: SNI localhost: the default bundle's certificate, served by tlsbridge" \
+    "$(ccurl -v --http1.1)" "subject: CN=localhost" "$TB_SESSION"
+  served "$b: client-auth want, with a client certificate: the server sees it" \
+    "$(ccurl --http1.1 --cert "$PKI/client.pem" --key "$PKI/client.key")" "$TB_SESSION" "peer=CN=suite client"
+  served "$b: client-auth want, without one: served, no peer" "$(ccurl --http1.1)" "$TB_SESSION" "peer=-"
+  served "$b: client-auth want: HttpClient on tlsbridge with a client key store" \
+    "$(client HTTP_1_1 TLSv1.3 "$PKI/client.p12" client-secret)" status=200 "$TB_SESSION" "peer=CN=suite client"
+}
+
+# mtls_need_checks LABEL LOG: PKCS12 key store (key alias) + trust store, client-auth
+# need, TLS 1.3 only, one cipher suite, HTTP/2 on; the app of the last build_app
+mtls_need_checks() {
+  local b=$1 L=$2 out
+  if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-type=PKCS12 \
+      --server.ssl.key-store-password=store-secret --server.ssl.key-alias=server \
+      --server.ssl.trust-store="$PKI/trust.p12" --server.ssl.trust-store-password=trust-secret \
+      --server.ssl.client-auth=need --server.ssl.enabled-protocols=TLSv1.3 \
+      --server.ssl.ciphers=TLS_AES_256_GCM_SHA384 --server.http2.enabled=true; then
+    check "$b: app starts with key store, trust store, client-auth need" true
+    served "$b: mTLS curl h2 with client certificate" \
+      "$(ccurl --http2 --cert "$PKI/client.pem" --key "$PKI/client.key")" "$TB_SESSION" protocol=TLSv1.3 \
+      cipher=TLS_AES_256_GCM_SHA384 "peer=CN=suite client" http=HTTP/2.0
+    served "$b: mTLS HttpClient on tlsbridge with client key store" \
+      "$(client HTTP_1_1 TLSv1.3 "$PKI/client.p12" client-secret)" status=200 "$TB_SESSION" "peer=CN=suite client"
+    out=$(ccurl --http1.1)
+    check "$b: mTLS without a client certificate: no response" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
+    out=$(ccurl --http1.1 --tlsv1.2 --tls-max 1.2 --cert "$PKI/client.pem" --key "$PKI/client.key")
+    check "$b: enabled-protocols=TLSv1.3 refuses TLS 1.2" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
+  else
+    tail -40 "$L"; check "$b: app starts with key store, trust store, client-auth need" false
+  fi
+  stop_app
+}
+
+# bad_store_password_check LABEL: a wrong key-store password fails the start with
+# Spring Boot's error naming the store file (raised before any TLS stack sees it)
+bad_store_password_check() {
+  local b=$1 L=$WORK/badstore-${1// /-}.log
+  if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-password=wrong; then
+    check "$b: wrong key-store password fails the start" false
+  else
+    served "$b: wrong key-store password fails the start with Spring Boot's error naming the file" \
+      "$(grep -m1 'Could not load store from' "$L")" "$PKI/server.p12"
+  fi
+  stop_app
+}
+
+# servlet_sni_want_checks LABEL: the app of the last build_app; Spring Boot refuses
+# server-name bundles with Jetty ("not supported"), so Jetty gets client-auth want only
+servlet_sni_want_checks() {
+  local b=$1 L=$WORK/sni-want-${1// /-}.log
+  if [[ $b == *jetty* ]]; then
+    if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-password=store-secret \
+        --server.ssl.trust-store="$PKI/trust.p12" --server.ssl.trust-store-password=trust-secret \
+        --server.ssl.client-auth=want; then
+      served "$b: client-auth want, with a client certificate: the server sees it" \
+        "$(ccurl --http1.1 --cert "$PKI/client.pem" --key "$PKI/client.key")" "$TB_SESSION" "peer=CN=suite client"
+      served "$b: client-auth want, without one: served, no peer" "$(ccurl --http1.1)" "$TB_SESSION" "peer=-"
+    else
+      tail -40 "$L"; check "$b: app starts with client-auth want" false
+    fi
+  elif sni_want_args && start_app "$L" "${SNI_WANT_ARGS[@]}"; then
+    sni_want_checks "$b"
+  else
+    tail -40 "$L"; check "$b: app starts with server-name bundles and client-auth want" false
+  fi
+  stop_app
+  [[ $b == *jetty* ]] || bad_store_password_check "$b"
+}
+
+# netty_checks BOOT-VERSION: the WebFlux app on Reactor Netty, TLS by tlsbridge
+# under Netty's SslContext (JDK mode, sslContextProvider TLSBridge)
+netty_checks() {
+  local bv=$1 b="boot $1 netty" L out
+  log "Spring Boot $bv: building the WebFlux test app (Reactor Netty)"
+  build_app "$bv" netty || return 0
+  local APP_MAIN=tbtest.FluxApp
+
+  L=$WORK/netty-pem-$bv.log
+  if start_app "$L" --server.ssl.bundle=web --spring.ssl.bundle.pem.web.keystore.certificate="$PKI/server.pem" \
+      --spring.ssl.bundle.pem.web.keystore.private-key="$PKI/server.key" \
+      --spring.ssl.bundle.pem.web.keystore.private-key-password=key-secret --server.http2.enabled=true; then
+    check "$b: app starts with an SSL bundle: PEM certificate + encrypted key" true
+    served "$b: start log names tlsbridge and OpenSSL" "$(grep -E 'served by tlsbridge' "$L")" "tlsbridge" "OpenSSL"
+    served "$b: curl HTTP/1.1 TLS 1.2" "$(ccurl -v --http1.1 --tlsv1.2 --tls-max 1.2)" "$TB_SESSION" \
+      "SSL connection using TLSv1.2" protocol=TLSv1.2 http=HTTP/1.1
+    served "$b: curl HTTP/1.1 TLS 1.3" "$(ccurl -v --http1.1 --tlsv1.3)" "$TB_SESSION" \
+      "SSL connection using TLSv1.3" protocol=TLSv1.3 http=HTTP/1.1
+    served "$b: curl h2 TLS 1.2" "$(ccurl -v --http2 --tlsv1.2 --tls-max 1.2)" "$TB_SESSION" \
+      "ALPN: server accepted h2" protocol=TLSv1.2 http=HTTP/2.0
+    served "$b: curl h2 TLS 1.3" "$(ccurl -v --http2 --tlsv1.3)" "$TB_SESSION" \
+      "ALPN: server accepted h2" protocol=TLSv1.3 http=HTTP/2.0
+    served "$b: HttpClient on tlsbridge, h2 TLS 1.3" "$(client HTTP_2 TLSv1.3)" status=200 client-http=HTTP_2 \
+      "$TB_SESSION" http=HTTP/2.0
+    served "$b: HttpClient on tlsbridge, HTTP/1.1 TLS 1.2" "$(client HTTP_1_1 TLSv1.2)" status=200 "$TB_SESSION" \
+      protocol=TLSv1.2
+  else
+    tail -40 "$L"; check "$b: app starts with an SSL bundle: PEM certificate + encrypted key" false
+  fi
+  stop_app
+
+  mtls_need_checks "$b" "$WORK/netty-mtls-$bv.log"
+
+  L=$WORK/netty-sni-want-$bv.log
+  sni_want_args
+  if start_app "$L" "${SNI_WANT_ARGS[@]}" --server.http2.enabled=true; then
+    sni_want_checks "$b"
+  else
+    tail -40 "$L"; check "$b: app starts with server-name bundles and client-auth want" false
+  fi
+  stop_app
+
+  bad_store_password_check "$b"
+
+  L=$WORK/netty-off-$bv.log
+  if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-password=store-secret \
+      --server.http2.enabled=true --tlsbridge.enabled=false; then
+    served "$b: tlsbridge.enabled=false: JSSE serves h2" "$(ccurl --http2)" session=sun.security.ssl http=HTTP/2.0
+  else
+    tail -20 "$L"; check "$b: tlsbridge.enabled=false: app starts" false
+  fi
+  stop_app
 }
 
 for BV in $BOOT_VERSIONS; do
@@ -166,27 +335,7 @@ for BV in $BOOT_VERSIONS; do
   stop_app
 
   # 2. key store + trust store, client-auth need, TLS 1.3 only
-  L=$WORK/mtls-$BV.log
-  if start_app "$L" --server.ssl.key-store="$PKI/server.p12" --server.ssl.key-store-type=PKCS12 \
-      --server.ssl.key-store-password=store-secret --server.ssl.key-alias=server \
-      --server.ssl.trust-store="$PKI/trust.p12" --server.ssl.trust-store-password=trust-secret \
-      --server.ssl.client-auth=need --server.ssl.enabled-protocols=TLSv1.3 \
-      --server.ssl.ciphers=TLS_AES_256_GCM_SHA384 --server.http2.enabled=true; then
-    check "$B: app starts with key store, trust store, client-auth need" true
-    served "$B: mTLS curl h2 with client certificate" \
-      "$(ccurl --http2 --cert "$PKI/client.pem" --key "$PKI/client.key")" "$TB_SESSION" protocol=TLSv1.3 \
-      cipher=TLS_AES_256_GCM_SHA384 "peer=CN=suite client"
-    served "$B: mTLS HttpClient on tlsbridge with client key store" \
-      "$(client HTTP_1_1 TLSv1.3 "$PKI/client.p12" client-secret)" status=200 "$TB_SESSION" "peer=CN=suite client"
-    out=$(ccurl --http1.1)
-    check "$B: mTLS without a client certificate: no response" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
-    out=$(ccurl --http1.1 --tlsv1.2 --tls-max 1.2 --cert "$PKI/client.pem" --key "$PKI/client.key")
-    check "$B: enabled-protocols=TLSv1.3 refuses TLS 1.2" bash -c "! grep -q session= <<<\"\$1\"" _ "$out"
-  else
-    tail -40 "$L"
-    check "$B: app starts with key store, trust store, client-auth need" false
-  fi
-  stop_app
+  mtls_need_checks "$B" "$WORK/mtls-$BV.log"
 
   # 3. wrong key password. In a PEM bundle Spring Boot decrypts the key itself, before any
   # TLS stack sees it; in a key store Tomcat's SSLUtil does, inside tlsbridge's adapter: the
@@ -244,6 +393,7 @@ for BV in $BOOT_VERSIONS; do
   fi
   stop_app
   JVM_OPTS=
+  servlet_sni_want_checks "$B"
 
   # 5. embedded Jetty: the TLSBridge provider on Spring Boot's SslContextFactory.Server
   log "Spring Boot $BV: building the test app with Jetty"
@@ -286,5 +436,9 @@ sys.exit(not any(n.startswith("org/tlsbridge/jetty/") for n in zipfile.ZipFile(s
     check "$B: app starts with server.http2.enabled=true" false
   fi
   stop_app
+  servlet_sni_want_checks "$B"
+done
+for BV in $BOOT_VERSIONS; do
+  netty_checks "$BV"
 done
 finish

@@ -18,6 +18,6 @@ import org.springframework.context.annotation.Import;
 @AutoConfiguration
 @ConditionalOnProperty(prefix = "tlsbridge", name = "enabled", havingValue = "true", matchIfMissing = true)
 @Import({TomcatBoot3Configuration.class, TomcatBoot4Configuration.class, JettyBoot3Configuration.class,
-        JettyBoot4Configuration.class})
+        JettyBoot4Configuration.class, NettyBoot3Configuration.class, NettyBoot4Configuration.class})
 public class TlsBridgeAutoConfiguration {
 }

@@ -145,7 +145,7 @@ public final class BenchServer {
         System.exit(3);
     }
 
-    private static String require(Map<String, String> o, String k) {
+    static String require(Map<String, String> o, String k) {
         String v = o.get(k);
         if (v == null) {
             throw new IllegalArgumentException("--" + k + " is required for TLS");
@@ -153,7 +153,7 @@ public final class BenchServer {
         return v;
     }
 
-    private static Map<String, String> parse(String[] args) {
+    static Map<String, String> parse(String[] args) {
         Map<String, String> m = new HashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
