@@ -53,7 +53,9 @@ _tb_arm64_unpack() (
   mkdir -p "$tmp/debs" "$tmp/root"
   # `apt-get download` fetches exactly these packages (no dependencies):
   # the JDK's other dependencies are for AWT, sound and smart cards.
-  (cd "$tmp/debs" && apt-get download "${TB_ARM64_PKGS[@]/%/:arm64}")
+  # Stale package lists name versions the mirror no longer has: refresh once.
+  (cd "$tmp/debs" && { apt-get download "${TB_ARM64_PKGS[@]/%/:arm64}" ||
+    { apt-get update -qq && apt-get download "${TB_ARM64_PKGS[@]/%/:arm64}"; }; })
   for deb in "$tmp"/debs/*.deb; do dpkg-deb -x "$deb" "$tmp/root"; done
   # Absolute links (the JDK's conf/ points into /etc/java-17-openjdk, the
   # loader's into /lib) would reach the host's files: make them relative
