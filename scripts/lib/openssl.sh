@@ -1,7 +1,8 @@
 # Builds the OpenSSL releases tlsbridge bundles or tests against, from the
 # `openssl-src` crate sources (pinned with their checksum in
 # scripts/lib/openssl-crates/<series>/Cargo.lock), into a cache outside the
-# tree keyed by version and arch. Sourced by scripts/openssl, scripts/test
+# tree keyed by version and arch: the host's, or aarch64 cross-compiled with
+# Debian's gcc-aarch64-linux-gnu. Sourced by scripts/openssl, scripts/test
 # and scripts/bench; needs common.sh.
 #
 # A cached build is a directory $TB_CACHE/openssl/<version>-<arch> with
@@ -10,7 +11,8 @@
 #   so/libssl.so.N, so/libcrypto.so.N         the same code as shared
 #                                             libraries with their soname, for
 #                                             the system-flavour tests
-#   bin/openssl                               the apps (series 3.5 only)
+#   bin/openssl                               the apps (series 3.5 on the
+#                                             host's arch only)
 #   BUILD-INFO                                source checksum, options, times
 # It is built in a temporary directory and renamed into place in one step,
 # so an interrupted build is never taken for a cached one.
@@ -34,21 +36,23 @@ tb_openssl_crate() {
   echo "$cv ${cv#*+}"
 }
 
-# tb_openssl_dir SERIES -> prints the cache directory of that series' build
-# (whether or not it is built yet).
+# tb_openssl_dir SERIES [ARCH] -> prints the cache directory of that series'
+# build for ARCH (default: the host's), whether or not it is built yet.
 tb_openssl_dir() {
   local cv v
   read -r cv v < <(tb_openssl_crate "$1")
-  echo "$TB_CACHE/openssl/$v-$(uname -m)"
+  echo "$TB_CACHE/openssl/$v-${2:-$(uname -m)}"
 }
 
-# tb_openssl SERIES: builds the series if it is not cached; prints the
-# cache directory on stdout (the build's progress goes to stderr and its
-# output to a log file beside the cache).
+# tb_openssl SERIES [ARCH]: builds the series for ARCH (default: the host's;
+# else aarch64, cross-compiled) if it is not cached; prints the cache
+# directory on stdout (the build's progress goes to stderr and its output to
+# a log file beside the cache).
 tb_openssl() {
-  local series=$1 cv v dir tmp
+  local series=$1 arch=${2:-$(uname -m)} cv v dir tmp
   read -r cv v < <(tb_openssl_crate "$series") || return 1
-  dir=$(tb_openssl_dir "$series")
+  [[ $arch == "$(uname -m)" || $arch == aarch64 ]] || die "no cross build of OpenSSL for '$arch' (only aarch64)"
+  dir=$(tb_openssl_dir "$series" "$arch")
   if [[ -f $dir/BUILD-INFO ]]; then
     echo "$dir"
     return 0
@@ -65,8 +69,9 @@ tb_openssl() {
   fi
   tmp=$(mktemp -d "$TB_CACHE/openssl/.build-$v-XXXXXX") || return 1
   need_pkgs build-essential perl
-  log "building OpenSSL $v (crate openssl-src $cv) into $dir; log: $dir.log"
-  if ! _tb_openssl_build "$series" "$cv" "$v" "$dir" "$tmp" >"$dir.log" 2>&1; then
+  [[ $arch == "$(uname -m)" ]] || need_pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  log "building OpenSSL $v for $arch (crate openssl-src $cv) into $dir; log: $dir.log"
+  if ! _tb_openssl_build "$series" "$cv" "$v" "$dir" "$tmp" "$arch" >"$dir.log" 2>&1; then
     tail -30 "$dir.log" >&2
     rm -rf "$tmp"
     die "OpenSSL $v build failed; see $dir.log"
@@ -79,7 +84,7 @@ tb_openssl() {
 
 # Runs in a subshell: its trace and PATH stay there.
 _tb_openssl_build() (
-  local series=$1 cv=$2 v=$3 dir=$4 tmp=$5 t0=$SECONDS src opts so
+  local series=$1 cv=$2 v=$3 dir=$4 tmp=$5 arch=$6 t0=$SECONDS src opts so cc=gcc target=() build install
   # rustup's cargo (Debian 12's is too old for a version-4 Cargo.lock).
   command -v cargo >/dev/null || PATH=$HOME/.cargo/bin:$PATH
   command -v cargo >/dev/null || { echo "cargo not found (neither on PATH nor in ~/.cargo/bin)"; return 1; }
@@ -92,20 +97,30 @@ _tb_openssl_build() (
   src=$tmp/vendor/openssl-src-$cv/openssl
   [[ -x $src/Configure ]] || { echo "no Configure in $src"; return 1; }
   opts=("${TB_OSSL_OPTIONS[@]}")
-  # The apps (s_server, s_client) are what the interop tests talk to; one
-  # series is enough.
-  [[ $series == 3.5 ]] || opts+=(no-apps)
+  if [[ $arch != "$(uname -m)" ]]; then
+    cc=aarch64-linux-gnu-gcc
+    target=(linux-aarch64 --cross-compile-prefix=aarch64-linux-gnu-)
+  fi
+  # The apps (s_server, s_client) are what the interop tests talk to: the
+  # host's 3.5 is enough. Every other build is libraries and headers only
+  # (build_libs and install_dev skip the programs).
+  if [[ $series == 3.5 && $arch == "$(uname -m)" ]]; then
+    build=build_sw install=install_sw
+  else
+    opts+=(no-apps)
+    build=build_libs install=install_dev
+  fi
   mkdir -p "$tmp/build" &&
-    (cd "$tmp/build" && perl "$src/Configure" "${opts[@]}" --prefix="$dir" --libdir=lib --openssldir="$TB_OSSL_DIR" &&
-      make -j"$(nproc)" build_sw && make DESTDIR="$tmp/dest" install_sw) || return 1
+    (cd "$tmp/build" && perl "$src/Configure" "${target[@]}" "${opts[@]}" --prefix="$dir" --libdir=lib --openssldir="$TB_OSSL_DIR" &&
+      make -j"$(nproc)" "$build" && make DESTDIR="$tmp/dest" "$install") || return 1
   mv -T "$tmp/dest$dir" "$tmp/out" || return 1
   # Shared libraries for the system-flavour tests, from the static archives
   # (their own soname, every symbol exported, libssl needing libcrypto).
   so=${v%%.*}
   mkdir -p "$tmp/out/so" &&
-    gcc -shared -o "$tmp/out/so/libcrypto.so.$so" -Wl,-soname,"libcrypto.so.$so" \
+    $cc -shared -o "$tmp/out/so/libcrypto.so.$so" -Wl,-soname,"libcrypto.so.$so" \
       -Wl,--whole-archive "$tmp/out/lib/libcrypto.a" -Wl,--no-whole-archive -pthread -ldl &&
-    gcc -shared -o "$tmp/out/so/libssl.so.$so" -Wl,-soname,"libssl.so.$so" \
+    $cc -shared -o "$tmp/out/so/libssl.so.$so" -Wl,-soname,"libssl.so.$so" \
       -Wl,--whole-archive "$tmp/out/lib/libssl.a" -Wl,--no-whole-archive \
       -L"$tmp/out/so" -l:"libcrypto.so.$so" -pthread -ldl &&
     ln -s "libssl.so.$so" "$tmp/out/so/libssl.so" && ln -s "libcrypto.so.$so" "$tmp/out/so/libcrypto.so" || return 1
@@ -115,7 +130,7 @@ _tb_openssl_build() (
     echo "crate=openssl-src $cv"
     echo "checksum=$(sed -n '/^name = "openssl-src"/,/^$/s/^checksum = "\(.*\)"/\1/p' "$tmp/crate/Cargo.lock")"
     echo "options=${opts[*]}"
-    echo "arch=$(uname -m)"
+    echo "arch=$arch"
     echo "built=$(date -u +%FT%TZ)"
     echo "build-seconds=$((SECONDS - t0))"
   } >"$tmp/out/BUILD-INFO"

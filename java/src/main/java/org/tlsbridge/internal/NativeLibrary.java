@@ -30,7 +30,8 @@ import java.util.logging.Logger;
  * failed; the provider then offers nothing and JCA moves on.
  *
  * <p>Where: {@code -Dtlsbridge.library.path=<file>} (any flavour, as is); the
- * copy inside the jar, extracted to a fresh owner-only directory under
+ * copy inside the jar ({@code META-INF/native/linux-x86_64} or
+ * {@code linux-aarch64}, after {@code os.arch}), extracted to a fresh owner-only directory under
  * {@code tlsbridge.workdir} (default {@code java.io.tmpdir}, then
  * {@code ~/.cache/tlsbridge} when the first is mounted noexec);
  * {@code java.library.path}. A library whose constants differ from
@@ -38,7 +39,7 @@ import java.util.logging.Logger;
  */
 public final class NativeLibrary {
     private static final Logger LOG = Logger.getLogger("org.tlsbridge");
-    private static final String RESOURCE_DIR = "/META-INF/native/linux-x86_64/";
+    private static final String RESOURCE_DIR = "/META-INF/native/" + platform(System.getProperty("os.arch")) + "/";
     private static final String BUILD_ID;
     private static final String VERSION;
     private static volatile boolean loaded;
@@ -60,6 +61,24 @@ public final class NativeLibrary {
     }
 
     private NativeLibrary() {
+    }
+
+    /**
+     * The jar's directory for this JVM's architecture ({@code os.arch} says
+     * "amd64" where the toolchains say x86_64). Any other architecture gets a
+     * directory the jar does not have, so the error names what was looked for.
+     */
+    static String platform(String osArch) {
+        switch (osArch) {
+            case "amd64":
+            case "x86_64":
+                return "linux-x86_64";
+            case "aarch64":
+            case "arm64":
+                return "linux-aarch64";
+            default:
+                return "linux-" + osArch;
+        }
     }
 
     public static String javaBuildId() {
@@ -149,14 +168,17 @@ public final class NativeLibrary {
         String choice = System.getProperty("tlsbridge.openssl", "bundled").trim();
         StringBuilder tried = new StringBuilder();
         for (Candidate c : candidates(choice)) {
+            // A jar without this architecture's directory says so, rather
+            // than only that java.library.path lacks the file.
+            boolean inJar = NativeLibrary.class.getResource(RESOURCE_DIR + c.file) != null;
             try {
-                String from = NativeLibrary.class.getResource(RESOURCE_DIR + c.file) != null
-                        ? loadFromJar(c.file) : loadFromLibraryPath(c.file);
+                String from = inJar ? loadFromJar(c.file) : loadFromLibraryPath(c.file);
                 flavour = c.flavour;
                 return from;
             } catch (UnsatisfiedLinkError e) {
-                tried.append(tried.length() == 0 ? "" : "; ").append(c.flavour).append(" [").append(c.file)
-                        .append("]: ").append(e.getMessage());
+                tried.append(tried.length() == 0 ? "" : "; ").append(c.flavour).append(" [")
+                        .append(inJar ? c.file : RESOURCE_DIR + c.file + " not in the jar").append("]: ")
+                        .append(e.getMessage());
             }
         }
         throw new IOException("no OpenSSL for -Dtlsbridge.openssl=" + choice + " loads here: " + tried
