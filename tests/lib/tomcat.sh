@@ -100,7 +100,7 @@ logs() { cat "$BASE"/logs/catalina*.log "$BASE/logs/catalina.out" 2>/dev/null; }
 # AprLifecycleListener refusing Debian's libtcnative-1 1.2.35 (docs/tomcat.md), shown but not judged.
 log_records() {
   logs | awk -v mode="$1" -v ignore="${JUDGE_IGNORE:-}" -v expected="${EXPECTED_LOG:-}" '
-    function flush(  tls, warn) {
+    function flush(  tls, warn, n, L) {
       if (rec == "") return
       if (expected != "" && rec ~ expected) { if (mode == "expected") print first; rec = ""; return }
       if (ignore != "" && rec ~ ignore) { rec = ""; return }
@@ -109,7 +109,11 @@ log_records() {
                       tolower(rec) ~ /tlsbridge|ssl|tls|handshake|certificate|connector/)) ||
             rec ~ /Handshake failed|javax\.net\.ssl\.[A-Za-z]*Exception|at org\.tlsbridge\.|A fatal error has been detected/ ||
             tolower(first) ~ /tlsbridge.*(error|fail)/
-      if ((mode == "tls" && tls) || (mode == "other" && warn && !tls)) print first
+      if (mode == "tls" && tls) {
+        # with the line that says why (the exception under "Handshake failed"), if there is one
+        n = split(rec, L, "\n"); sub(/^[ \t]+/, "", L[2])
+        print first (n > 1 && L[2] != "" ? " | " L[2] : "")
+      } else if (mode == "other" && warn && !tls) print first
       rec = ""
     }
     /^[0-9][0-9]-[A-Z][a-z][a-z]-[0-9][0-9][0-9][0-9] [0-9:.]+ [A-Z]+ \[/ {
