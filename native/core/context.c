@@ -89,6 +89,10 @@ SSL_CTX *tb_ctx_new(tb_error *err) {
   return ctx;
 }
 
+int tb_ctx_share(SSL_CTX *ctx, SSL_CTX *prev) {
+  return tb_sessions_share(ctx, prev) == 0 && tb_ticket_keys_share(ctx, prev) == 0 ? 0 : -1;
+}
+
 void tb_ctx_free(SSL_CTX *ctx) {
   /* Engines hold their own references (SSL_new takes one), so the context
    * outlives every connection made from it. */

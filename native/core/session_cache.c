@@ -3,8 +3,7 @@
  *
  * Every SSL_CTX made for one SSLContext shares one store (ex_data, counted
  * references), so a second init keeps the sessions, as SunJSSE keeps its
- * session contexts; the new SSL_CTX also takes the old one's ticket keys
- * (ticket_keys.c).
+ * session contexts (tb_ctx_share, which also carries the ticket keys over).
  * OpenSSL's internal cache is off: both caches here have their own lock,
  * and their size and timeout change under it, so a limit set on a live
  * context never writes the SSL_CTX. Client sessions are filed by
@@ -16,7 +15,6 @@
  * handshake established when the session is resumed. */
 #include "session_cache.h"
 #include "tb_alloc.h"
-#include "ticket_keys.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -342,8 +340,6 @@ int tb_sessions_share(SSL_CTX *ctx, SSL_CTX *prev) {
   tb_sessions *mine = store_of(ctx), *theirs = store_of(prev);
   if (!theirs || theirs == mine)
     return 0;
-  if (tb_ticket_keys_share(ctx, prev) != 0)
-    return -1;
   atomic_fetch_add(&theirs->refs, 1);
   if (!SSL_CTX_set_ex_data(ctx, store_index, theirs)) {
     release(theirs);

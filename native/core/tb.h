@@ -152,6 +152,9 @@ size_t tb_record_plaintext_bound(size_t body_len);
 /* context.c */
 TB_API SSL_CTX *tb_ctx_new(tb_error *err);
 TB_API void tb_ctx_free(SSL_CTX *ctx);
+/* SSLContext.init again: ctx (new) takes prev's session store and ticket
+ * keys, as tb_ctx_new installed both. 0, or -1 (OpenSSL's error queue says why). */
+TB_API int tb_ctx_share(SSL_CTX *ctx, SSL_CTX *prev);
 int tb_engine_ex_index(void);
 
 /* engine.c */

@@ -56,7 +56,7 @@ static jbyteArray session_origin(JNIEnv *env, jclass c, jlong h) {
 static void ctx_share_sessions(JNIEnv *env, jclass c, jlong ctx, jlong prev) {
   tb_error err;
   ERR_clear_error();
-  if (tb_sessions_share(tb_ptr(ctx), tb_ptr(prev)) != 0) {
+  if (tb_ctx_share(tb_ptr(ctx), tb_ptr(prev)) != 0) {
     tb_err_from_openssl(&err, TB_ERR_MEMORY, "cannot keep the session caches across init");
     tb_throw(env, &err);
   }

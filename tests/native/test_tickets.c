@@ -205,14 +205,14 @@ static void test_bad_files(void) {
 }
 
 /* Contexts without a file: each has its own random key, and a second init
- * (tb_sessions_share) keeps the first one's. */
+ * (tb_ctx_share) keeps the first one's. */
 static void test_random_keys(void) {
   SSL_CTX *a = ctx_with(NULL), *b = ctx_with(NULL), *a2 = ctx_with(NULL);
   SSL_SESSION *s = full(a, TLS1_3_VERSION);
   CHECK(!resumes(b, s, TLS1_3_VERSION, NULL));
   SSL_SESSION_free(s);
   s = full(a, TLS1_3_VERSION);
-  CHECK(tb_sessions_share(a2, a) == 0);
+  CHECK(tb_ctx_share(a2, a) == 0);
   CHECK(resumes(a2, s, TLS1_3_VERSION, NULL));
   SSL_SESSION_free(s);
   tb_ctx_free(a);
