@@ -18,6 +18,9 @@ finish() {
 }
 not_run() { echo "NOT RUN: $SUITE: $*"; echo "SUMMARY $SUITE: $PASS passed, $FAIL failed"; exit "${NOT_RUN_RC:-0}"; }
 
+# free_port: a TCP port on 127.0.0.1 that nothing listens on now.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+
 # suite_jar: JAR=the absolute path of target/tlsbridge-*.jar, packaged first if missing (not_run if that fails).
 suite_jar() {
   JAR=$(ls target/tlsbridge-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1)

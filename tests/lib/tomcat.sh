@@ -30,8 +30,6 @@ stop_tomcat() {
   PIDFILE=
 }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
-
 # new_base DIR: a CATALINA_BASE with Debian's stock configuration and ROOT webapp
 new_base() {
   BASE=$1

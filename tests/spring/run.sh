@@ -76,8 +76,6 @@ mkdir -p "$PKI"
   keytool -importcert -noprompt -alias ca -file ca.pem -keystore trust.p12 -storetype PKCS12 -storepass trust-secret
 ) >"$WORK/pki.log" 2>&1 || { cat "$WORK/pki.log"; not_run "openssl/keytool could not make the test PKI"; }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
-
 # start_app LOG ARGS...: runs the app in the background; 0 once it listens, 1 if it exited or timed out
 start_app() {
   local logf=$1; shift
