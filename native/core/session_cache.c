@@ -14,10 +14,10 @@
  * from the session (TLS 1.3 tickets), so Java can find what the full
  * handshake established when the session is resumed. */
 #include "session_cache.h"
+#include "ctx_shared.h"
 #include "tb_alloc.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,12 +44,11 @@ typedef struct cache {
 } cache;
 
 struct tb_sessions {
-  atomic_int refs;
+  tb_shared base;
   cache client, server;
 };
 
-static int store_index = -1;
-static pthread_once_t store_once = PTHREAD_ONCE_INIT;
+static tb_ctx_slot store_slot = TB_CTX_SLOT("tlsbridge sessions");
 
 static uint32_t hash(const unsigned char *k, size_t n) {
   uint32_t h = 2166136261u;
@@ -192,25 +191,15 @@ static void cache_remove(cache *c, const unsigned char *key, size_t klen) {
   pthread_mutex_unlock(&c->mu);
 }
 
-static void release(tb_sessions *s) {
-  if (s && atomic_fetch_sub(&s->refs, 1) == 1) {
-    cache_destroy(&s->client);
-    cache_destroy(&s->server);
-    free(s);
-  }
-}
-
-static void ex_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp) {
-  release(ptr);
-}
-
-static void make_index(void) {
-  store_index = SSL_CTX_get_ex_new_index(0, "tlsbridge sessions", NULL, NULL, ex_free);
+static void store_destroy(tb_shared *b) {
+  tb_sessions *s = (tb_sessions *)b;
+  cache_destroy(&s->client);
+  cache_destroy(&s->server);
+  free(s);
 }
 
 static tb_sessions *store_of(SSL_CTX *ctx) {
-  pthread_once(&store_once, make_index);
-  return store_index < 0 ? NULL : SSL_CTX_get_ex_data(ctx, store_index);
+  return (tb_sessions *)tb_ctx_slot_get(ctx, &store_slot);
 }
 
 /* Only on a session no other connection can see yet. */
@@ -311,9 +300,8 @@ int tb_sessions_install(SSL_CTX *ctx) {
   tb_sessions *st;
   if (store_of(ctx))
     return 0;
-  if (store_index < 0 || !(st = tb_calloc(1, sizeof *st)))
+  if (!(st = tb_calloc(1, sizeof *st)))
     return -1;
-  atomic_init(&st->refs, 1);
   if (cache_init(&st->client, TB_SESSION_CACHE_SIZE, TB_SESSION_TIMEOUT) != 0) {
     free(st);
     return -1;
@@ -323,10 +311,9 @@ int tb_sessions_install(SSL_CTX *ctx) {
     free(st);
     return -1;
   }
-  if (!SSL_CTX_set_ex_data(ctx, store_index, st)) {
-    release(st);
+  tb_shared_init(&st->base, store_destroy);
+  if (tb_ctx_slot_attach(ctx, &store_slot, &st->base) != 0)
     return -1;
-  }
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_BOTH | SSL_SESS_CACHE_NO_INTERNAL);
   SSL_CTX_sess_set_new_cb(ctx, new_session_cb);
   SSL_CTX_sess_set_get_cb(ctx, get_session_cb);
@@ -337,16 +324,7 @@ int tb_sessions_install(SSL_CTX *ctx) {
 }
 
 int tb_sessions_share(SSL_CTX *ctx, SSL_CTX *prev) {
-  tb_sessions *mine = store_of(ctx), *theirs = store_of(prev);
-  if (!theirs || theirs == mine)
-    return 0;
-  atomic_fetch_add(&theirs->refs, 1);
-  if (!SSL_CTX_set_ex_data(ctx, store_index, theirs)) {
-    release(theirs);
-    return -1;
-  }
-  release(mine);
-  return 0;
+  return tb_ctx_slot_share(ctx, prev, &store_slot);
 }
 
 static int limits(SSL_CTX *ctx, int client, size_t cap, long timeout) {

@@ -12,12 +12,12 @@
  * the cipher CBC, as in nginx, so both read each other's tickets. Error
  * messages name the file and its size, never a byte of a key. */
 #include "ticket_keys.h"
+#include "ctx_shared.h"
 #include "tb_alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,7 +41,7 @@ typedef struct keyset {
 } keyset;
 
 struct tb_ticket_keys {
-  atomic_int refs;
+  tb_shared base;
   pthread_rwlock_t rw; /* set */
   keyset *set;
   pthread_mutex_t mu; /* path and seen: one load at a time */
@@ -50,8 +50,7 @@ struct tb_ticket_keys {
 };
 typedef struct tb_ticket_keys tb_ticket_keys;
 
-static int keys_index = -1;
-static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+static tb_ctx_slot keys_slot = TB_CTX_SLOT("tlsbridge ticket keys");
 
 static void set_free(keyset *s) {
   if (s) {
@@ -67,27 +66,17 @@ static keyset *set_new(size_t n) {
   return s;
 }
 
-static void release(tb_ticket_keys *t) {
-  if (t && atomic_fetch_sub(&t->refs, 1) == 1) {
-    set_free(t->set);
-    free(t->path);
-    pthread_rwlock_destroy(&t->rw);
-    pthread_mutex_destroy(&t->mu);
-    free(t);
-  }
-}
-
-static void ex_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp) {
-  release(ptr);
-}
-
-static void make_index(void) {
-  keys_index = SSL_CTX_get_ex_new_index(0, "tlsbridge ticket keys", NULL, NULL, ex_free);
+static void keys_destroy(tb_shared *b) {
+  tb_ticket_keys *t = (tb_ticket_keys *)b;
+  set_free(t->set);
+  free(t->path);
+  pthread_rwlock_destroy(&t->rw);
+  pthread_mutex_destroy(&t->mu);
+  free(t);
 }
 
 static tb_ticket_keys *keys_of(SSL_CTX *ctx) {
-  pthread_once(&keys_once, make_index);
-  return keys_index < 0 ? NULL : SSL_CTX_get_ex_data(ctx, keys_index);
+  return (tb_ticket_keys *)tb_ctx_slot_get(ctx, &keys_slot);
 }
 
 static int zero(const unsigned char *p, size_t n) {
@@ -235,9 +224,8 @@ int tb_ticket_keys_install(SSL_CTX *ctx) {
   tb_error err;
   if (keys_of(ctx))
     return 0;
-  if (keys_index < 0 || !(t = tb_calloc(1, sizeof *t)))
+  if (!(t = tb_calloc(1, sizeof *t)))
     return -1;
-  atomic_init(&t->refs, 1);
   if (pthread_rwlock_init(&t->rw, NULL) != 0) {
     free(t);
     return -1;
@@ -250,24 +238,18 @@ int tb_ticket_keys_install(SSL_CTX *ctx) {
   if (RAND_priv_bytes(rnd, sizeof rnd) == 1)
     t->set = parse(rnd, sizeof rnd, &err, "(random)");
   OPENSSL_cleanse(rnd, sizeof rnd);
-  if (!t->set || !SSL_CTX_set_ex_data(ctx, keys_index, t)) {
-    release(t);
+  tb_shared_init(&t->base, keys_destroy);
+  if (!t->set) {
+    tb_shared_release(&t->base);
     return -1;
   }
+  if (tb_ctx_slot_attach(ctx, &keys_slot, &t->base) != 0)
+    return -1;
   return SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, ticket_key_cb) == 1 ? 0 : -1;
 }
 
 int tb_ticket_keys_share(SSL_CTX *ctx, SSL_CTX *prev) {
-  tb_ticket_keys *mine = keys_of(ctx), *theirs = keys_of(prev);
-  if (!theirs || theirs == mine)
-    return 0;
-  atomic_fetch_add(&theirs->refs, 1);
-  if (!SSL_CTX_set_ex_data(ctx, keys_index, theirs)) {
-    release(theirs);
-    return -1;
-  }
-  release(mine);
-  return 0;
+  return tb_ctx_slot_share(ctx, prev, &keys_slot);
 }
 
 int tb_ticket_keys_load(SSL_CTX *ctx, const char *path, tb_error *err) {
