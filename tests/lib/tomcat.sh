@@ -1,6 +1,7 @@
 # Stock Debian Tomcat (package tomcat10) for the integration suites: install,
-# CATALINA_BASE directories with Debian's configuration, a server.xml with one
-# HTTPS connector on 127.0.0.1, start/stop, and Tomcat's log judged for TLS
+# CATALINA_BASE directories with Debian's configuration (and, when asked, the
+# Manager webapp of tomcat10-admin), a server.xml with one HTTPS connector on
+# 127.0.0.1, start/stop, and Tomcat's log judged for TLS
 # errors. One instance at a time is "current": BASE and PIDFILE name it.
 # shellcheck shell=bash
 #
