@@ -1,16 +1,17 @@
 # Stock Debian Tomcat (package tomcat10) for the integration suites: install,
-# CATALINA_BASE directories with Debian's configuration, a server.xml with one
-# HTTPS connector on 127.0.0.1, start/stop, and Tomcat's log judged for TLS
+# CATALINA_BASE directories with Debian's configuration (and, when asked, the
+# Manager webapp of tomcat10-admin), a server.xml with one HTTPS connector on
+# 127.0.0.1, start/stop, and Tomcat's log judged for TLS
 # errors. One instance at a time is "current": BASE and PIDFILE name it.
 # shellcheck shell=bash
 #
 #   source tests/lib/suite.sh; source tests/lib/tomcat.sh; tomcat_setup
 
-# tomcat_setup: installs tomcat10 (and wrk, curl, openssl, python3); CATALINA_HOME, JAVA_HOME, TOMCAT_VERSION.
+# tomcat_setup: installs tomcat10 and tomcat10-admin (and wrk, curl, openssl, python3); CATALINA_HOME, JAVA_HOME, TOMCAT_VERSION.
 tomcat_setup() {
   # libtcnative-1 is what `apt-get install tomcat10` brings along (a Recommends, which need_pkgs skips):
   # with it the suite runs on the host shape users have, where Tomcat logs a SEVERE line of its own.
-  need_pkgs tomcat10 libtcnative-1 wrk curl openssl python3 || not_run "cannot install tomcat10/wrk"
+  need_pkgs tomcat10 tomcat10-admin libtcnative-1 wrk curl openssl python3 || not_run "cannot install tomcat10/wrk"
   # Installing the package may start the system service where systemd runs; it must not stay up.
   if command -v systemctl >/dev/null && systemctl is-active --quiet tomcat10 2>/dev/null; then
     systemctl stop tomcat10 && systemctl disable --quiet tomcat10 2>/dev/null
@@ -35,9 +36,36 @@ new_base() {
   BASE=$1
   mkdir -p "$BASE"/{conf,lib,logs,webapps,work,temp,bin}
   cp -rL /etc/tomcat10/. "$BASE/conf/"
+  # tomcat10-admin puts the Manager's and Host Manager's descriptors there: deployed only when asked (deploy_manager)
+  rm -f "$BASE"/conf/Catalina/localhost/*.xml
   cp -r /var/lib/tomcat10/webapps/ROOT "$BASE/webapps/ROOT"
   # Tomcat logs a failed handshake (with its cause) only at FINE, on a logger of its own
   echo 'org.apache.tomcat.util.net.NioEndpoint.handshake.level = FINE' >>"$BASE/conf/logging.properties"
+}
+
+# deploy_manager USER PASSWORD: Debian's Manager webapp (tomcat10-admin) at /manager in BASE, USER
+# with role manager-script (the text interface) in BASE's tomcat-users.xml; server_xml then adds
+# the stock UserDatabase realm. Call it before server_xml.
+MANAGER_DOCBASE=/usr/share/tomcat10-admin/manager
+deploy_manager() {
+  [[ -f $MANAGER_DOCBASE/WEB-INF/web.xml ]] || return 1
+  mkdir -p "$BASE/conf/Catalina/localhost"
+  # A descriptor here replaces the webapp's META-INF/context.xml, so the loopback-only valve that
+  # file carries would be lost (Debian's own /etc/tomcat10/Catalina/localhost/manager.xml drops it):
+  # it is restated.
+  cat >"$BASE/conf/Catalina/localhost/manager.xml" <<XML
+<Context docBase="$MANAGER_DOCBASE" privileged="true" antiResourceLocking="false">
+  <Valve className="org.apache.catalina.valves.RemoteCIDRValve" allow="127.0.0.0/8, ::1/128" />
+</Context>
+XML
+  cat >"$BASE/conf/tomcat-users.xml" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<tomcat-users xmlns="http://tomcat.apache.org/xml" version="1.0">
+  <role rolename="manager-script" />
+  <user username="$1" password="$2" roles="manager-script" />
+</tomcat-users>
+XML
+  chmod 600 "$BASE/conf/tomcat-users.xml"
 }
 
 # server_xml PORT CONNECTOR-ATTRS CERTIFICATE-ELEMENT [CONNECTOR-CHILDREN]: Debian's listeners, one HTTPS connector on 127.0.0.1
@@ -50,6 +78,7 @@ server_xml() {
   <Listener className="org.apache.catalina.core.JreMemoryLeakPreventionListener" />
   <Listener className="org.apache.catalina.mbeans.GlobalResourcesLifecycleListener" />
   <Listener className="org.apache.catalina.core.ThreadLocalLeakPreventionListener" />
+$(realm_xml global)
   <Service name="Catalina">
     <Connector protocol="org.apache.coyote.http11.Http11NioProtocol" address="127.0.0.1" port="$1"
                SSLEnabled="true" scheme="https" secure="true" maxKeepAliveRequests="-1" $2>
@@ -59,6 +88,7 @@ server_xml() {
       </SSLHostConfig>
     </Connector>
     <Engine name="Catalina" defaultHost="localhost">
+$(realm_xml engine)
       <Host name="localhost" appBase="webapps" unpackWARs="false" autoDeploy="false">
         <Valve className="org.apache.catalina.valves.AccessLogValve" directory="logs" prefix="access" suffix=".log"
                rotatable="false" buffered="false" pattern="%r|%{jakarta.servlet.request.ssl_session_mgr}r" />
@@ -67,6 +97,21 @@ server_xml() {
   </Service>
 </Server>
 XML
+}
+
+# realm_xml global|engine: Debian's stock user database and realm, where deploy_manager ran
+realm_xml() {
+  [[ -f $BASE/conf/Catalina/localhost/manager.xml ]] || return 0
+  if [[ $1 == global ]]; then
+    echo '  <GlobalNamingResources>
+    <Resource name="UserDatabase" auth="Container" type="org.apache.catalina.UserDatabase"
+              factory="org.apache.catalina.users.MemoryUserDatabaseFactory" pathname="conf/tomcat-users.xml" />
+  </GlobalNamingResources>'
+  else
+    echo '      <Realm className="org.apache.catalina.realm.LockOutRealm">
+        <Realm className="org.apache.catalina.realm.UserDatabaseRealm" resourceName="UserDatabase" />
+      </Realm>'
+  fi
 }
 
 start_tomcat() { # waits for the port; returns non-zero if Tomcat did not come up
@@ -84,7 +129,8 @@ start_tomcat() { # waits for the port; returns non-zero if Tomcat did not come u
   return 1
 }
 
-logs() { cat "$BASE"/logs/catalina*.log "$BASE/logs/catalina.out" 2>/dev/null; }
+# the localhost log is where a webapp's failure goes (the Manager's, for one)
+logs() { cat "$BASE"/logs/catalina*.log "$BASE"/logs/localhost*.log "$BASE/logs/catalina.out" 2>/dev/null; }
 
 # log_records tls|other: Tomcat's log as records (a juli line and the lines that continue it, such as
 # a stack trace), printing the first line of each record that counts. "tls" is what the suite fails on:

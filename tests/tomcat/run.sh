@@ -16,6 +16,13 @@
 #      before still serves; 100 more reloads, and tlsbridge's live native
 #      object counts (MBean org.tlsbridge:type=NativeObjects) are back to
 #      where they were. Reload latency and RSS are printed, not judged.
+#      Then the same through the Manager webapp (package tomcat10-admin,
+#      deployed in the suite's CATALINA_BASE, a manager-script user with a
+#      password made per run): a wrong password gets 401 and reloads nothing,
+#      /manager/text/sslReload answers OK and s_client sees the next
+#      certificate, a keep-alive connection opened before still serves, and
+#      a mismatched key/certificate fails (HTTP 500 with tlsbridge's reason:
+#      the Manager does not catch it) and keeps the old one.
 #   2. drop-in: Tomcat's default JSSE implementation with TLSBridge first in
 #      the JCA provider list (jar on the system class path, java.security
 #      override), as docs/tomcat.md describes.
@@ -59,45 +66,61 @@ mkdir -p "$PKI"
   openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -aes-256-cbc -pass pass:suite-secret -out renewed.key
   openssl req -new -key renewed.key -passin pass:suite-secret -subj /CN=localhost -out renewed.csr
   openssl x509 -req -in renewed.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile ext -out renewed.pem
+  # and the one after it, for the reload through the Manager
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -aes-256-cbc -pass pass:suite-secret -out again.key
+  openssl req -new -key again.key -passin pass:suite-secret -subj /CN=localhost -out again.csr
+  openssl x509 -req -in again.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile ext -out again.pem
 ) >"$WORK/pki.log" 2>&1 || { cat "$WORK/pki.log"; not_run "openssl could not make the test PKI"; }
 
 # ---- certificate reload through JMX, on the running Tomcat of section 1 ----
 JMX() { "$JAVA_HOME/bin/java" "$HERE/JmxReload.java" "$TOMCAT_PID" "$@" 2>&1; }
 fingerprint() { openssl x509 -noout -fingerprint -sha256 "$@" 2>/dev/null; }
 presented() { openssl s_client -connect "127.0.0.1:$PORT" -servername localhost </dev/null 2>/dev/null | fingerprint; }
+install_tls() { # FILE IN-CONF: replaced atomically, as renewal tooling does
+  cp "$1" "$BASE/conf/tls/$2.new" && mv "$BASE/conf/tls/$2.new" "$BASE/conf/tls/$2"
+}
+keepalive_start() { # a keep-alive connection that has served one request (check named $1)
+  local first
+  coproc KA { timeout 120 python3 "$HERE/../lib/reload_client.py" "$PORT" "$PKI/ca.pem" / 2>&1; }
+  read -r -t 30 first <&"${KA[0]}"
+  check "$1" grep -q "status=200" <<<"$first"
+}
+keepalive_again() { # ... and serves a second request on the same connection now (check named $1)
+  local second
+  echo go >&"${KA[1]}"
+  read -r -t 30 second <&"${KA[0]}"
+  check "$1" grep -q "status=200.*same-connection=True" <<<"$second"
+  wait "$KA_PID" 2>/dev/null
+}
+# the record Tomcat logs for a reload with a key that does not match its certificate
+MISMATCH_LOG='reloadSslHostConfigs.*server\.key\] for \[[^]]*server\.pem\] cannot serve its certificate'
 rss_kib() { awk '/^VmRSS/{print $2}' "/proc/$TOMCAT_PID/status"; }
 reload_suite() {
-  local base first second out after rss0 rss1 new
+  local base out after rss0 rss1 new
   presented >/dev/null
   base=$(JMX counts)
   echo "  live native objects before: $base"
   check "reload: tlsbridge's NativeObjects MBean answers over JMX" grep -q '^contexts=[0-9]' <<<"$base"
-  coproc KA { timeout 120 python3 "$HERE/../lib/reload_client.py" "$PORT" "$PKI/ca.pem" / 2>&1; }
-  read -r -t 30 first <&"${KA[0]}"
-  check "reload: a keep-alive connection opened before the reload" grep -q "status=200" <<<"$first"
-  cp "$PKI/renewed.key" "$BASE/conf/tls/server.key.new" && mv "$BASE/conf/tls/server.key.new" "$BASE/conf/tls/server.key"
-  cp "$PKI/renewed.pem" "$BASE/conf/tls/server.pem.new" && mv "$BASE/conf/tls/server.pem.new" "$BASE/conf/tls/server.pem"
+  keepalive_start "reload: a keep-alive connection opened before the reload"
+  install_tls "$PKI/renewed.key" server.key
+  install_tls "$PKI/renewed.pem" server.pem
   out=$(JMX reload "$PORT")
   echo "  one reload: $out"
   new=$(presented)
   check "reload via JMX: openssl s_client gets the renewed certificate (${new#*=})" \
     test -n "$new" -a "$new" = "$(fingerprint -in "$PKI/renewed.pem")"
-  echo go >&"${KA[1]}"
-  read -r -t 30 second <&"${KA[0]}"
-  check "reload: the keep-alive connection opened before still serves requests" \
-    grep -q "status=200.*same-connection=True" <<<"$second"
-  wait "$KA_PID" 2>/dev/null
+  keepalive_again "reload: the keep-alive connection opened before still serves requests"
   # a renewal caught half-way: the old certificate with the new key. The reload must fail, naming
   # the files, and the renewed certificate keep serving.
-  cp "$PKI/server.pem" "$BASE/conf/tls/server.pem.new" && mv "$BASE/conf/tls/server.pem.new" "$BASE/conf/tls/server.pem"
+  install_tls "$PKI/server.pem" server.pem
   out=$(JMX reload "$PORT")
   echo "  mismatched reload: $(grep -o 'cannot serve its certificate.*' <<<"$out" | head -1 | cut -c1-160)"
   check "reload with a key that does not match its certificate fails, naming the files" \
     grep -q "server.key\] for \[.*server.pem\] cannot serve its certificate" <<<"$out"
   check "... and the renewed certificate keeps serving" test "$(presented)" = "$(fingerprint -in "$PKI/renewed.pem")"
-  EXPECTED_LOG='reloadSslHostConfigs.*server\.key\] for \[[^]]*server\.pem\] cannot serve its certificate'
+  EXPECTED_LOG=$MISMATCH_LOG
   check "... and Tomcat logged that reload's failure with tlsbridge's reason" test -n "$(log_records expected)"
-  cp "$PKI/renewed.pem" "$BASE/conf/tls/server.pem.new" && mv "$BASE/conf/tls/server.pem.new" "$BASE/conf/tls/server.pem"
+  install_tls "$PKI/renewed.pem" server.pem
   rss0=$(rss_kib)
   out=$(JMX reload "$PORT" 100)
   echo "  100 reloads: $out"
@@ -111,12 +134,57 @@ reload_suite() {
   EXPECTED_LOG=
 }
 
+# ---- certificate reload through the Manager's text interface, after reload_suite ----
+MGR_USER=reloader
+MGR_PASS=$(openssl rand -hex 16)
+sslreload() { # CREDENTIALS [QUERY]: the Manager's answer, then "HTTP <status>"
+  curl -sS --max-time 30 --cacert "$PKI/ca.pem" -u "$1" -w '\nHTTP %{http_code}\n' \
+    "https://127.0.0.1:$PORT/manager/text/sslReload${2:-}" 2>&1
+}
+manager_suite() {
+  local before out new again reason
+  before=$(presented)
+  again=$(fingerprint -in "$PKI/again.pem")
+  keepalive_start "Manager: a keep-alive connection opened before the reload"
+  install_tls "$PKI/again.key" server.key
+  install_tls "$PKI/again.pem" server.pem
+  out=$(sslreload "$MGR_USER:not-$MGR_PASS")
+  check "Manager: a wrong password gets 401 ($(tail -1 <<<"$out"))" grep -qx "HTTP 401" <<<"$out"
+  check "... and reloads nothing: the previous certificate still serves" test -n "$before" -a "$(presented)" = "$before"
+  out=$(sslreload "$MGR_USER:$MGR_PASS" "?tlsHostName=_default_")
+  echo "  Manager: $(head -1 <<<"$out")"
+  check "Manager: /manager/text/sslReload?tlsHostName=_default_ answers OK" \
+    grep -q "^OK - Reloaded TLS configuration for \[_default_\]" <<<"$out"
+  new=$(presented)
+  check "reload via the Manager: openssl s_client gets the renewed certificate (${new#*=})" \
+    test -n "$new" -a "$new" = "$again" -a "$new" != "$before"
+  keepalive_again "Manager: the keep-alive connection opened before still serves requests"
+  # a half-done renewal again, through the Manager without tlsHostName (every TLS host). The Manager
+  # does not catch a failed reload (ManagerServlet.sslReload): HTTP 500 with Tomcat's error page,
+  # which carries tlsbridge's reason.
+  install_tls "$PKI/renewed.pem" server.pem
+  out=$(sslreload "$MGR_USER:$MGR_PASS")
+  reason=$(sed 's|&#47;|/|g' <<<"$out" | grep -o 'the private key of \[[^]]*\] for \[[^]]*\] cannot serve its certificate' | head -1)
+  echo "  Manager, mismatched files: $(tail -1 <<<"$out"), $reason"
+  check "Manager: reloading a key that does not match its certificate fails (HTTP 500, tlsbridge's reason)" \
+    test "$(tail -1 <<<"$out")" = "HTTP 500" -a \
+    "$reason" = "the private key of [conf/tls/server.key] for [conf/tls/server.pem] cannot serve its certificate"
+  check "... and the certificate before keeps serving" test "$(presented)" = "$again"
+  EXPECTED_LOG=$MISMATCH_LOG
+  check "... and Tomcat logged the Manager's failure with tlsbridge's reason" \
+    grep -q 'Servlet.service() for servlet \[Manager\]' <<<"$(log_records expected)"
+  install_tls "$PKI/again.pem" server.pem
+  judge_log "Manager: no TLS errors in Tomcat's log but the failed reloads"
+  EXPECTED_LOG=
+}
+
 CERT='<Certificate certificateFile="conf/tls/server.pem" certificateKeyFile="conf/tls/server.key" certificateKeyPassword="suite-secret" type="RSA" />'
 
 # ======================= 1. sslImplementationName =======================
 new_base "$WORK/base-impl"
 cp "$JAR" "$BASE/lib/"
 mkdir -p "$BASE/conf/tls" && cp "$PKI"/server.{pem,key} "$BASE/conf/tls/"
+deploy_manager "$MGR_USER" "$MGR_PASS" || check "the Manager webapp is installed ($MANAGER_DOCBASE from tomcat10-admin)" false
 PORT=$(free_port)
 server_xml "$PORT" 'sslImplementationName="org.tlsbridge.tomcat.TlsBridgeImplementation"' "$CERT" \
   '<UpgradeProtocol className="org.apache.coyote.http2.Http2Protocol" />'
@@ -177,6 +245,7 @@ check "wrk: 0 non-2xx/3xx responses" bash -c '! grep -q "Non-2xx" <<<"$1"' _ "$w
 judge_log "no TLS errors, exceptions or failed handshakes in Tomcat's log after the load"
 TOMCAT_PID=$(cat "$PIDFILE")
 reload_suite
+manager_suite
 stop_tomcat
 check "Tomcat stopped" bash -c '! kill -0 "$1" 2>/dev/null' _ "$TOMCAT_PID"
 
