@@ -4,6 +4,7 @@ import os
 import re
 
 import charts
+import cluster
 import icount
 import report_cpu
 import suites
@@ -201,6 +202,8 @@ def write(results, out):
         if charts.workload_chart(os.path.join(out, png), title, rows):
             md.append(f"\n![{title}]({png})\n")
         md.append("")
+
+    md += cluster.report_section(results)
 
     j = results.get("jmh")
     if j:
