@@ -38,10 +38,11 @@ CLUSTERS = [
 # a JVM per node gets a third of the load: its warm-up is capped apart from
 # the regular cells' (--warmup), so the three clusters fit ~2 minutes
 WARM_CAP_S = 20.0
-# seconds per event beyond the load (runs on the 2-vCPU machine): nine JVM
-# starts on the one server CPU, HAProxy, the stop; per window the /_stats
-# snapshots of three nodes and the log read
-COST = {"start": 30.0, "stop": 6.0, "window": 0.8}
+# seconds per event beyond the load (a run on the loaded 2-vCPU machine):
+# nine JVM starts on the one server CPU and three HAProxys, their stop; per
+# window the nodes' /_stats and HAProxy's log. Warm-up windows are counted
+# as plan.warm_windows says; at the cap (20 s each) the cells take ~3.1 min.
+COST = {"start": 40.0, "stop": 8.0, "window": 0.5}
 HAPROXY_CFG = """global
   nbthread 1
   maxconn 4000
@@ -185,8 +186,9 @@ class Cluster:
         self.log_pos += cut
         return data[:cut].decode("utf-8", "replace").splitlines()
 
-    def window(self, seconds, o, work, suite):
-        before = [n.snapshot() for n in self.nodes]
+    def window(self, seconds, o, work, suite, check=True):
+        """One timed window; check=False (warm-up) skips the nodes' /_stats."""
+        before = [n.snapshot() for n in self.nodes] if check else [None] * NODES
         self.log_lines()
         node_pids = [p for n in self.nodes for p in procs.tree(n.proc.pid)]
         cpu0, lb0 = procs.cpu_seconds(node_pids), procs.cpu_seconds([self.lb.pid])
@@ -200,22 +202,26 @@ class Cluster:
         wire = parse_log(self.log_lines())
         alive = all(n.proc.alive() for n in self.nodes) and self.lb.alive()
         server = {}
-        for n, b in zip(self.nodes, before):
+        for n, b in zip(self.nodes, before if check else []):
             v = n.verification(b, suite) if n.proc.alive() else {"ok": False, "error": "server died", "seen": {}}
             for k, c in (v.get("seen") or {}).items():
                 server[k] = server.get(k, 0) + c
             if v.get("error"):
                 server.setdefault("error", v["error"])
         err = server.pop("error", None)
-        vs = verify.judge(server, suite, "servers (Tomcat /_stats of the three nodes)")
+        vs = verify.judge(server, suite, "servers (Tomcat /_stats of the three nodes)" if check else "not checked")
         if err:
             vs.update(ok=False, error=err)
         vw = verify.judge(wire["negotiated"], suite, "wire (every ServerHello, captured by HAProxy)")
         n = r.requests
+        # each of wrk's connections starts without a ticket: its first handshake is a full one
+        offered = max(0, wire["hellos"] - o.connections)
         return {"requests": n, "seconds": round(r.wall, 3),
                 "conn_per_s": round(n / r.wall, 1) if r.wall else 0.0,
                 "handshakes": wire["hellos"], "resumed": wire["resumed"],
                 "resumed_share": round(wire["resumed"] / wire["hellos"], 4) if wire["hellos"] else None,
+                "offered": offered,
+                "resumed_of_offered": round(min(wire["resumed"], offered) / offered, 4) if offered else None,
                 "resumption_unknown": wire["resumption_unknown"], "no_hello": wire["no_hello"],
                 "nodes_cpu_s": round(cpu, 3), "haproxy_cpu_s": round(lb, 3),
                 "cpu_ms_per_conn": round(cpu * 1000.0 / n, 4) if n else None,
@@ -243,7 +249,7 @@ def warm(c, o, work, suite, log):
     cap = min(o.warmup, WARM_CAP_S)
     most = max(plan.WARM_AGREE, int(round(cap / o.warmup_window)))
     while len(vals) < most:
-        r, _ = c.window(o.warmup_window, o, work, suite)
+        r, _ = c.window(o.warmup_window, o, work, suite, check=False)
         vals.append(r["cpu_ms_per_conn"])
         last = vals[-plan.WARM_AGREE:]
         if len(last) == plan.WARM_AGREE and all(last) and max(last) <= min(last) * (1 + plan.WARM_TOL):
@@ -255,7 +261,7 @@ def warm(c, o, work, suite, log):
             "windows": vals, "converged": converged, "cap_s": cap}
 
 
-STATS = ("resumed_share", "cpu_ms_per_conn", "haproxy_ms_per_conn", "conn_per_s", "errors")
+STATS = ("resumed_share", "resumed_of_offered", "cpu_ms_per_conn", "haproxy_ms_per_conn", "conn_per_s", "errors")
 
 
 def summarize(reps):
@@ -394,17 +400,19 @@ def report_section(results):
               f"offering the ticket of that connection's previous one to whichever node the balancer picks. "
               f"{s.label}, {SIZE} B bodies. Expected (issue 15): ~100% resumed with a shared key file, about a "
               f"third with per-node keys and with SunJSSE.\n")
-    md.append(f"Resumed share: from the wire, the servers' answer: HAProxy captures each connection's ServerHello "
-              f"and logs it; one with a pre_shared_key extension accepted the client's ticket (no client-side "
-              f"count). CPU per connection: utime+stime of the {NODES} server JVMs from /proc (sum) and of HAProxy "
-              f"apart, over wrk's completed requests (one per connection). Median [min–max] of {r['reps']} "
-              f"repetitions of {r['duration']} s, interleaved across the variants, after each cluster's own "
-              f"warm-up (1 s windows until {plan.WARM_AGREE} agree within {plan.WARM_TOL:.0%} on the nodes' CPU "
+    md.append(f"Resumed share: from the wire, the servers' answer: HAProxy captures each connection's "
+              f"ServerHello and logs it; one with a pre_shared_key extension accepted the client's ticket (no "
+              f"client-side count). Each timed window starts a new wrk whose {r['connections']} connections have "
+              f"no ticket for their first handshake: \"of offered\" leaves those out (resumed / (ServerHellos − "
+              f"{r['connections']})). CPU per connection: utime+stime of the {NODES} server JVMs from /proc (sum) "
+              f"and of HAProxy apart, over wrk's completed requests (one per connection). Median [min–max] of "
+              f"{r['reps']} repetitions of {r['duration']} s, interleaved across the variants, after each cluster's "
+              f"own warm-up (1 s windows until {plan.WARM_AGREE} agree within {plan.WARM_TOL:.0%} on the nodes' CPU "
               f"per connection, at most {WARM_CAP_S:.0f} s). Negotiated: the servers' /_stats counters and every "
               f"ServerHello must both say {s.protocol} {s.iana}.\n")
-    md.append("| cluster | nodes run | resumed share | cluster CPU ms/conn (3 nodes) | HAProxy CPU ms/conn | "
-              "conn/s | negotiated (verified by) | errors | warm-up | notes |")
-    md.append("|" + "---|" * 10)
+    md.append("| cluster | nodes run | resumed (all) | resumed (of offered) | cluster CPU ms/conn (3 nodes) | "
+              "HAProxy CPU ms/conn | conn/s | negotiated (verified by) | errors | warm-up | notes |")
+    md.append("|" + "---|" * 11)
     for c in r["cells"]:
         seen = c["verified_wire"]["seen"]
         top = max(seen, key=seen.get) if seen else "–"
@@ -413,6 +421,7 @@ def report_section(results):
         w = c.get("warmup") or {}
         warm = f"{w.get('seconds', 0):.0f} s" if w.get("converged") else f"**{w.get('seconds', 0):.0f} s cap**"
         md.append(" | ".join(["", c["cluster"], f"{c['variant']} ×{NODES}", pct(c, "resumed_share"),
+                              pct(c, "resumed_of_offered"),
                               num(c, "cpu_ms_per_conn", 4), num(c, "haproxy_ms_per_conn", 4),
                               num(c, "conn_per_s", 1), f"{neg} (servers' /_stats + {hs} ServerHellos)",
                               str(sum(x["errors"] for x in c["reps"])), warm,
@@ -427,6 +436,15 @@ def report_section(results):
             if name == "client":
                 md.append(f"# load\n{' '.join(cc)}")
             else:
-                md.append(f"# {name}: HAProxy, then one of the nodes\n{' '.join(cc['haproxy'])}\n{' '.join(cc['node'])}")
+                md.append(f"# {name}: HAProxy, then one of the nodes\n{' '.join(cc['haproxy'])}\n"
+                          f"{' '.join(cc['node'])}")
         md.append("```\n")
     return md
+
+
+def print_rows(results):
+    r = results.get("cluster")
+    for c in (r or {}).get("cells", []):
+        print(f"{'cluster (3 nodes, HAProxy)':40} {c['cluster']:24} {c.get('median', {}).get('conn_per_s', 0):>10.1f} "
+              f"{num(c, 'cpu_ms_per_conn', 4).split()[0]:>11} resumed {pct(c, 'resumed_share').split()[0]:>4}  "
+              f"{'verified' if c['verified'] else 'UNVERIFIED'}")

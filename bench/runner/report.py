@@ -253,6 +253,7 @@ def print_table(results):
             print(f"{mode + ' ' + size_label(size) + ' ' + skey:40} {c['variant']:24} "
                   f"{c.get('median', {}).get('req_per_s', 0):>10.1f} {fmt(cpu, 4):>11} "
                   f"{(f'{cpu / rc:.2f}x' if cpu and rc else '–'):>10}  {neg}")
+    cluster.print_rows(results)
     print()
     for t in results.get("targets", []):
         detail = re.sub(r"\s+", " ", t["detail"])
