@@ -19,6 +19,7 @@ import subprocess
 import time
 
 import loadgen
+import measure
 import plan
 import procs
 import suites
@@ -264,16 +265,6 @@ def warm(c, o, work, suite, log):
 STATS = ("resumed_share", "resumed_of_offered", "cpu_ms_per_conn", "haproxy_ms_per_conn", "conn_per_s", "errors")
 
 
-def summarize(reps):
-    out = {"median": {}, "min": {}, "max": {}}
-    for k in STATS:
-        vals = [r[k] for r in reps if r.get(k) is not None]
-        if vals:
-            out["median"][k] = round(statistics.median(vals), 4)
-            out["min"][k], out["max"][k] = min(vals), max(vals)
-    return out
-
-
 def verdict(reps, side):
     seen = {}
     for r in reps:
@@ -347,7 +338,7 @@ def run(ctx, o, work, log):
         for c in clusters:
             cell = {"cluster": c.name, "variant": c.base.name, "provider": c.base.provider, "jvm": c.base.jdk,
                     "shared_keys": c.shared, "note": c.note, "warmup": c.warmup, "reps": reps[c], "notes": []}
-            cell.update(summarize(reps[c]))
+            cell.update(measure.summarize(reps[c], STATS))
             cell["verified_servers"] = verdict(reps[c], "servers")
             cell["verified_wire"] = verdict(reps[c], "wire")
             cell["verified"] = cell["verified_servers"]["ok"] and cell["verified_wire"]["ok"]
