@@ -16,6 +16,7 @@ import os
 import shutil
 import statistics
 import subprocess
+import tempfile
 import time
 
 import loadgen
@@ -294,9 +295,11 @@ def run(ctx, o, work, log):
     base = {v.name: v for v in variants.all_variants()}
     d = os.path.join(work, "cluster")
     os.makedirs(d, mode=0o700, exist_ok=True)
-    # nginx's 80-byte format (docs/fleet.md); owner-only, or tlsbridge refuses it
-    keyfile = os.path.join(d, "ticket.key")
-    fd = os.open(keyfile, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # nginx's 80-byte format (docs/fleet.md); owner-only, or tlsbridge
+    # refuses it; in a 0700 temporary directory, never in the results
+    keydir = tempfile.mkdtemp(prefix="tb-bench-ticket-keys-")
+    keyfile = os.path.join(keydir, "ticket.key")
+    fd = os.open(keyfile, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     os.write(fd, os.urandom(80))
     os.close(fd)
     clusters, skipped = [], []
@@ -354,6 +357,7 @@ def run(ctx, o, work, log):
     finally:
         for c in clusters:
             c.stop()
+        shutil.rmtree(keydir, ignore_errors=True)
     res["not_available"] = skipped
     if not res["ok"]:
         res["reason"] = "; ".join(f"{x['what']}: {x['why']}" for x in skipped) or "no cluster ran"
