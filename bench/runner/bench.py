@@ -18,6 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import cluster  # noqa: E402
 import envinfo  # noqa: E402
 import icount  # noqa: E402
 import jmh  # noqa: E402
@@ -91,6 +92,10 @@ def parse(argv):
     ap.add_argument("--profile-seconds", type=float, help="length of one perf profile")
     ap.add_argument("--profile-max", type=int, help="at most this many profiles in the run (0: no limit; "
                     "--quick: 4)")
+    ap.add_argument("--cluster", choices=["on", "off", "only"],
+                    help="HAProxy + 3 Tomcat nodes: tlsbridge with shared / per-node ticket keys, SunJSSE "
+                         "(bench/runner/cluster.py); default on for a full run, off with --quick or --variants; "
+                         "only: the cluster cells and nothing else")
     ap.add_argument("--out", help="results directory (default bench/results/<timestamp>)")
     ap.add_argument("--list", action="store_true", help="list variants and suites, then exit")
     o = ap.parse_args(argv)
@@ -114,6 +119,9 @@ def parse(argv):
     o.probe_passes = max(1, min(o.probe_passes or 1, o.reps))
     o.profile_seconds = o.profile_seconds or (2.0 if q else 3.0)
     o.profile_max = o.profile_max if o.profile_max is not None else (4 if q else 0)
+    o.cluster = o.cluster or ("off" if q or o.variants else "on")
+    if o.cluster == "only":  # nothing else: no regular cell, JMH, instruction count, probe or profile
+        o.jmh = o.icount = o.probe = o.profile = "off"
     return o
 
 
@@ -151,7 +159,8 @@ def main(argv):
         "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java" if os.path.exists("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java") else None)
     ctx = variants.Ctx(ROOT, work, pki.make(os.path.join(work, "pki")), java17, java25, jar[0] if jar else None)
 
-    chosen = [v for v in allv if (v.name in o.variants if o.variants else (v.in_quick or not o.quick))]
+    chosen = [v for v in allv if (v.name in o.variants if o.variants else (v.in_quick or not o.quick))
+              and o.cluster != "only"]
     unknown = set(o.variants or []) - {v.name for v in allv}
     if unknown:
         log(f"unknown variants: {', '.join(sorted(unknown))} (see --list)")
@@ -174,7 +183,7 @@ def main(argv):
     ctx.perf = perf
     ctx.probe = probe_bin
 
-    groups = plan.build(o)
+    groups = plan.build(o) if o.cluster != "only" else []
     tls_v = [v for v in avail if v.tls]
     plain_v = [v for v in avail if not v.tls]
     est_parts = {}
@@ -242,6 +251,13 @@ def main(argv):
                     h.stop()
         write(results, out, ctx, tomcat_version, started, o)
 
+    if cluster.wanted(o):
+        log(f"== cluster behind HAProxy ({cluster.NODES} nodes)")
+        with phase("cluster"):
+            results["cluster"] = cluster.run(ctx, o, work, log)
+        if not results["cluster"]["ok"]:
+            results["not_available"].append({"what": "cluster cells", "why": results["cluster"]["reason"]})
+        write(results, out, ctx, tomcat_version, started, o)
     if o.jmh == "on":
         log("JMH microbenchmarks")
         with phase("JMH"):

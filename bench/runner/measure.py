@@ -72,9 +72,9 @@ STATS = ("req_per_s", "mb_per_s", "cpu_ms_per_req", "cpu_ms_per_mb", "p50_ms", "
          "client_util", "errors")
 
 
-def summarize(reps):
+def summarize(reps, stats=STATS):
     out = {"median": {}, "min": {}, "max": {}}
-    for k in STATS:
+    for k in stats:
         vals = [r[k] for r in reps if r.get(k) is not None]
         if vals:
             out["median"][k] = round(statistics.median(vals), 4)

@@ -138,4 +138,7 @@ def estimate_seconds(groups, variants, opts, parts=None):
         add("JMH", COST["jmh_quick" if opts.quick else "jmh_full"])
     if opts.icount == "on":
         add("instruction counts", COST["icount"])
+    if getattr(opts, "cluster", "off") != "off":
+        import cluster
+        add("cluster", cluster.estimate_seconds(opts))
     return sum(parts.values())

@@ -4,6 +4,7 @@ import os
 import re
 
 import charts
+import cluster
 import icount
 import report_cpu
 import suites
@@ -202,6 +203,8 @@ def write(results, out):
             md.append(f"\n![{title}]({png})\n")
         md.append("")
 
+    md += cluster.report_section(results)
+
     j = results.get("jmh")
     if j:
         md.append("## JMH microbenchmarks (in-memory engine pair, pinned to the server CPU)\n")
@@ -250,6 +253,7 @@ def print_table(results):
             print(f"{mode + ' ' + size_label(size) + ' ' + skey:40} {c['variant']:24} "
                   f"{c.get('median', {}).get('req_per_s', 0):>10.1f} {fmt(cpu, 4):>11} "
                   f"{(f'{cpu / rc:.2f}x' if cpu and rc else '–'):>10}  {neg}")
+    cluster.print_rows(results)
     print()
     for t in results.get("targets", []):
         detail = re.sub(r"\s+", " ", t["detail"])

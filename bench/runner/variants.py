@@ -161,7 +161,9 @@ class Tomcat(Variant):
     def classpath(self, ctx):
         return ctx.server_cp + (":" + ctx.ffm_jar if self.impl == "openssl-ffm" else "")
 
-    def start(self, ctx, suite):
+    def start(self, ctx, suite, jvm_extra=(), tag=None):
+        """jvm_extra, tag: JVM options and a log name of a server started
+        more than once per suite (cluster.py's nodes)."""
         cp = self.classpath(ctx)
         args = ["--impl", self.impl, "--port", "0"]
         if self.tls:
@@ -169,8 +171,8 @@ class Tomcat(Variant):
                      "--key", os.path.join(ctx.pki, f"{suite.cert}.pk8.pem"),
                      "--protocols", suite.protocol, "--ciphers", suite.openssl,
                      "--direct", "true" if self.direct else "false"]
-        cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + ["-cp", cp, self.main] + args)
-        p = procs.Proc(cmd, ctx.log(f"{self.name}-{suite.key}"))
+        cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + list(jvm_extra) + ["-cp", cp, self.main] + args)
+        p = procs.Proc(cmd, ctx.log(tag or f"{self.name}-{suite.key}"))
         line = p.wait_line(("BENCH-LISTENING", "BENCH-UNAVAILABLE", "BENCH-FAILED"), 90)
         if not line or not line.startswith("BENCH-LISTENING"):
             out = p.output()

@@ -2,8 +2,8 @@
 """The verdict logic of the bench runner on made-up windows, no server
 needed (tests/bench/run.sh runs it before the quick bench): paired ratios
 give PASS, MISS or NOISY, a warm-up stops when three windows agree or at
-its cap, and the A/B order of the pairs repeats with the seed. Prints one
-line per check and "VERDICTS <passed> <failed>"."""
+its cap, and the A/B order of the pairs repeats with the seed; the cluster
+cells read resumption from logged ServerHellos. Prints one line per check and "VERDICTS <passed> <failed>"."""
 
 import os
 import sys
@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import bench  # noqa: E402
 import measure  # noqa: E402
 import targets  # noqa: E402
+import verify  # noqa: E402
 
 passed = failed = 0
 
@@ -89,5 +90,31 @@ check(f"{o.pairs} pairs, each one window of either side", len(e["ratios"]) == o.
     x == ["tomcat-sunjsse", "tomcat-tlsbridge-direct"] for x in each), each)
 check("the A/B orders repeat with the seed and are not all alike", orders[0] == orders[1] and len(set(orders[0])) == 2,
       orders)
+
+# cluster cells (bench/runner/cluster.py): ServerHellos as HAProxy logs them,
+# from openssl s_server (TLS 1.3, AES-256-GCM, x25519): a full handshake and
+# a resumed one (pre_shared_key extension, 0029)
+import cluster  # noqa: E402
+FULL_SH = ("020000760303ACFF0AD3E745BBC6B484A2C5724586398664F0C510DBD8C0D7D2D377586ABB4420A740B1CAF9997874166A7CDA2361"
+           "24DB8D0F234495A775943562F9407A43671D130200002E002B0002030400330024001D0020C5098649FD4070229C8D93F545491695"
+           "C58C08B027A294127D4DF769B52DBE64")
+RESUMED_SH = ("0200007C0303EBC1F373F3E691C7FA492B4DC31B4A0721D5BAB439D81792D2AFD82EE9582E5A201D5536DE63BD10E618"
+              "E9D953AD4E2D633C586C578580A34F08C966E162B605161302000034002B0002030400330024001D0020E114E3C5562606"
+              "CF2912C96C68E066BA7BEB5C5313CC971816436651352C6647002900020000")
+check("cluster: a full TLS 1.3 ServerHello is not resumed", cluster.server_hello(FULL_SH) ==
+      ("TLSv1.3", "TLS_AES_256_GCM_SHA384", "x25519", False), cluster.server_hello(FULL_SH))
+check("cluster: a ServerHello with pre_shared_key is resumed", cluster.server_hello(RESUMED_SH)[3] is True)
+w = cluster.parse_log([f"SH {FULL_SH} 1847 cD", f"SH {RESUMED_SH} 520 --", f"SH {RESUMED_SH} 520 --",
+                       "SH - 0 CD", "[NOTICE] haproxy started"])
+check("cluster: HAProxy's log -> 3 ServerHellos, 2 resumed, 1 connection without one",
+      (w["hellos"], w["resumed"], w["no_hello"]) == (3, 2, 1), w)
+t13 = types.SimpleNamespace(protocol="TLSv1.3", iana="TLS_AES_128_GCM_SHA256")
+check("cluster: a ServerHello with another suite fails the cell's verification",
+      not verify.judge(w["negotiated"], t13, "wire")["ok"])
+check("cluster cells: on in a full run, off with --quick or --variants",
+      [bench.parse(a).cluster for a in ([], ["--quick"], ["--variants", "nginx"])] == ["on", "off", "off"])
+only = bench.parse(["--cluster", "only"])
+check("--cluster only: no JMH, instruction counts, probe or profiles",
+      (only.jmh, only.icount, only.probe, only.profile) == ("off",) * 4)
 print(f"VERDICTS {passed} {failed}")
 sys.exit(1 if failed else 0)
