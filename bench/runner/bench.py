@@ -82,7 +82,7 @@ def parse(argv):
                     help="instruction counts of the engine core under callgrind (bench/runner/icount.py)")
     ap.add_argument("--syscalls", choices=["on", "off"], help="syscalls per request of the native socket, "
                     "SunJSSE and nginx under strace (bench/runner/syscalls.py; default: on in the full run, off "
-                    "with --quick, whose CI row counts them itself)")
+                    "with --quick, whose CI row counts them itself, and with --variants or --suites)")
     ap.add_argument("--probe", choices=["off", "primary", "all"], default="primary",
                     help="extra passes with tlsbridge-probe attached: on the primary suite's smallest size per "
                          "mode and the plain floors (primary), on every cell (all)")
@@ -111,7 +111,9 @@ def parse(argv):
     o.warmup = o.warmup if o.warmup is not None else (3.0 if q else 60.0)
     o.preroll = o.preroll if o.preroll is not None else (0.0 if q else 1.0)
     o.pairs = o.pairs if o.pairs is not None else (3 if q else 7)
-    o.syscalls = o.syscalls or ("off" if q else "on")
+    # narrowed runs (--variants, --suites) skip them unless asked: a minute
+    # of servers of their own
+    o.syscalls = o.syscalls or ("off" if q or o.variants or o.suites else "on")
     # --quick converges on its keep-alive cells only (the JIT-heavy steady
     # state); its other JVM cells get one pre-roll window
     o.warm_modes = ("keepalive",) if q else ("keepalive", "newconn", "resumed")
@@ -294,16 +296,17 @@ def run_syscalls(work):
     (it starts its own servers)."""
     path = os.path.join(work, "syscalls.json")
     try:
-        p = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "syscalls.py"), "--json", path],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+        p = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "syscalls.py"),
+                            "--json", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         return {"ok": False, "reason": "syscalls.py timed out (600 s)"}
     if p.returncode != 0 or not os.path.exists(path):
-        return {"ok": False, "reason": f"syscalls.py failed: {p.stdout.strip().splitlines()[-1:] or p.returncode}"}
+        return {"ok": False, "reason": f"syscalls.py failed: {(p.stderr + p.stdout).strip().splitlines()[-1:] or p.returncode}"}
     with open(path) as f:
         res = json.load(f)
     log(p.stdout.strip())
-    return dict(res, ok=True, table=p.stdout)
+    # the servers it could not count (nginx not installed) say so on stderr
+    return dict(res, ok=True, table=p.stdout + "".join(f"\n{x}" for x in p.stderr.splitlines() if "NOT COUNTED" in x))
 
 
 def converge(h, g, mode, size, o, work):
