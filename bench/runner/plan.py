@@ -68,10 +68,12 @@ def build(opts):
         if cells:
             groups.append(Group(suites.BY_KEY[k], cells,
                                 all_variants=quick or bool(opts.suites) or k == PRIMARY))
-    # the plain-HTTP floors: every (mode, size) any TLS group measures
+    # the plain-HTTP floors: every (mode, size) any TLS group measures; first,
+    # so that a TLS tax (targets.TAX) is judged while its TLS servers still
+    # run and a missed one gets its profile
     floor = sorted({c for g in groups for c in g.cells})
     if floor:
-        groups.append(Group(suites.PLAIN, floor, tls=False))
+        groups.insert(0, Group(suites.PLAIN, floor, tls=False))
     return groups
 
 

@@ -171,5 +171,27 @@ else:
           [t["status"] for t in j4] == ["PASS", "MISS"] and "stretch 2.0x: not reached" in j4[0]["detail"], j4)
 check("no old target left (1/1.8, FFM, 4x handshakes)", not [t for t in ts if "1.8" in t["target"] or "FFM" in
                                                             t["target"] or "4x" in t["target"]])
+
+# the full run measures every workload the targets need, on both sides
+import plan  # noqa: E402
+import variants  # noqa: E402
+full = plan.build(bench.parse([]))
+byname = {v.name: v for v in variants.default(variants.all_variants(), False)}
+
+
+def measured(name, mode, size, suite):
+    return any(g.suite.key == suite and (mode, size) in g.cells and variants.serves(byname[name], mode, size, g)
+               for g in full)
+
+
+need = [(v, m, n, s) for _, m, n, s, _ in targets.TAX for v in (targets.TAX_OURS, targets.TAX_THEIRS)]
+need += [(targets.FLOOR[v], m, n, "plain") for _, m, n, _, _ in targets.TAX for v in (targets.TAX_OURS,
+                                                                                        targets.TAX_THEIRS)]
+need += [(t[i], *t[3:6]) for t in targets.CELL_TARGETS for i in (1, 2)]
+need += [(v, m, n, s) for m, n, s in targets.ITEM1_PAIRED for p in targets.ITEM1 for v in p
+         if p[0] in targets.ITEM1_PAIRED_VARIANTS]
+check("plan.FULL measures every cell items 1-3 name (taxes with both floors, native sockets, paired item-1 cells)",
+      not [x for x in need if not measured(*x)], [x for x in need if not measured(*x)])
+check("the floors run first (a missed tax is profiled while its servers run)", not full[0].tls, full[0])
 print(f"VERDICTS {passed} {failed}")
 sys.exit(1 if failed else 0)
