@@ -212,9 +212,13 @@ def tax_line(r, label, mode, size, suite, factor):
               f"{_med(of, 'cpu_ms_per_req'):.4f}) vs {theirs:.4f} ({TAX_THEIRS} {_med(tc, 'cpu_ms_per_req'):.4f} - "
               f"{FLOOR[TAX_THEIRS]} {_med(tf, 'cpu_ms_per_req'):.4f}): {ratio:.2f}x (need <= {factor:.2f}x; "
               f"medians, not paired)")
+    # a tax at or below zero is the noise of two medians, not a cost
     if theirs <= 0:
         detail += "; nginx's tax is not above its floor in this run: no ratio to judge"
         status = "N/A"
+    elif ours <= 0:
+        detail += "; tlsbridge's tax is not above its floor in this run (noise): no ratio to judge"
+        status = "NOISY"
     few = min(len(c["reps"]) for c in (oc, of, tc, tf))
     if few < 3:
         detail += f"; only {few} repetition(s): indicative, not a result"
