@@ -68,10 +68,12 @@ def build(opts):
         if cells:
             groups.append(Group(suites.BY_KEY[k], cells,
                                 all_variants=quick or bool(opts.suites) or k == PRIMARY))
-    # the plain-HTTP floors: every (mode, size) any TLS group measures
+    # the plain-HTTP floors: every (mode, size) any TLS group measures; first,
+    # so that a TLS tax (targets.TAX) is judged while its TLS servers still
+    # run and a missed one gets its profile
     floor = sorted({c for g in groups for c in g.cells})
     if floor:
-        groups.append(Group(suites.PLAIN, floor, tls=False))
+        groups.insert(0, Group(suites.PLAIN, floor, tls=False))
     return groups
 
 
@@ -81,10 +83,10 @@ def build(opts):
 # (wrk / siege), the probe's attach and calibration, a profile's perf
 # start, jcmd and perf script.
 COST = {"start": 1.5, "stop": 2.0, "wrk": 0.2, "siege": 1.2, "probe": 0.6, "profile": 2.0,
-        "jmh_full": 200.0, "jmh_quick": 25.0, "icount": 15.0}
-# profiles a full run takes: the four always taken plus the cells of a
-# plausible number of missed targets
-FULL_PROFILES = 14
+        "jmh_full": 200.0, "jmh_quick": 25.0, "icount": 15.0, "syscalls": 100.0}
+# profiles a full run takes at most (its --profile-max): the four always
+# taken plus the cells of the missed targets, item 1's first
+FULL_PROFILES = 20
 
 
 def _load(mode, seconds):
@@ -123,8 +125,7 @@ def estimate_seconds(groups, variants, opts, parts=None):
                 add("preroll", jvm * _load(m, max(opts.preroll, opts.warmup_window)))
             if opts.preroll > 0:
                 add("preroll", (k - jvm) * _load(m, opts.preroll))
-            paired = [t for t in T.CELL_TARGETS if t[3:6] == (m, n, g.suite.key) and t[2] in names and
-                      (t[1] in names or (t[1] == "tb" and names & set(T.TB_TOMCAT + (T.TB_INTERIM,))))]
+            paired = T.planned_pairs(m, n, g.suite.key, names)
             add(f"pairs {m}", len(paired) * opts.pairs * 2 * _load(m, opts.pair_duration))
             probed = opts.probe == "all" or (opts.probe == "primary" and g.suite.key in (PRIMARY, "plain") and
                                              n == min(x for y, x in g.cells if y == m) and
@@ -138,6 +139,8 @@ def estimate_seconds(groups, variants, opts, parts=None):
         add("JMH", COST["jmh_quick" if opts.quick else "jmh_full"])
     if opts.icount == "on":
         add("instruction counts", COST["icount"])
+    if getattr(opts, "syscalls", "off") == "on":
+        add("syscall counts", COST["syscalls"])
     if getattr(opts, "cluster", "off") != "off":
         import cluster
         add("cluster", cluster.estimate_seconds(opts))

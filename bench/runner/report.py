@@ -102,6 +102,33 @@ def icount_section(results):
     return md
 
 
+def item1_section(results):
+    """Item 1, one row per compared cell."""
+    rows = [t for t in results.get("targets", []) if t.get("item") == 1]
+    if not rows:
+        return []
+    md = ["## Item 1: no cell behind SunJSSE (CPU per request)\n",
+          "ratio = SunJSSE's CPU/request over tlsbridge's (>= 1.00 passes): the median of the per-pair ratios "
+          "with [min–max] for paired cells, else the ratio of the cells' medians (not paired).\n",
+          "| workload | tlsbridge | ms/req | SunJSSE | ms/req | ratio [min–max] | judged on | status |",
+          "|---|---|---|---|---|---|---|---|"]
+    for t in rows:
+        mode, size, skey = t["workload"]
+        wl = f"{mode} {size_label(size)} {skey}"
+        a, b = t.get("cells", [[None]] * 2)
+        ours, theirs = t.get("ours"), t.get("theirs")
+        if t.get("pairs"):
+            ratio = f"{t['ratio']:.2f} [{t['ratio_min']:.2f}–{t['ratio_max']:.2f}]"
+            how = f"{t['pairs']} pairs"
+        else:
+            ratio = f"{theirs / ours:.2f}" if ours and theirs else "–"
+            how = "medians, not paired"
+        md.append(f"| {wl} | {a[0]} | {fmt(ours, 4)} | {b[0]} | {fmt(theirs, 4)} | {ratio} | "
+                  f"{how} | **{t['status']}** |")
+    md.append("")
+    return md
+
+
 def write(results, out):
     md = []
     meta = results["meta"]
@@ -135,11 +162,17 @@ def write(results, out):
             md.append(f"- **{x['what']}**: {x['why']}")
         md.append("")
 
-    md.append("## Targets\n")
+    md.append("## Targets (issue 16)\n")
     md.append("| status | target | detail |\n|---|---|---|")
     for t in results.get("targets", []):
-        md.append(f"| **{t['status']}** | {t['target']} | {t['detail']} |")
+        if t.get("item") != 1:
+            md.append(f"| **{t['status']}** | {t['target']} | {t['detail']} |")
     md.append("")
+    md += item1_section(results)
+    sc = results.get("syscalls") or {}
+    if sc.get("ok"):
+        md.append("## Syscalls per request (item 3)\n")
+        md.append(sc["table"].strip() + "\n")
     misses = [t for t in results.get("targets", []) if T.missed(t)]
     if misses:
         md.append("A MISS is reported as measured; the next section profiles each one, and each NOISY target "

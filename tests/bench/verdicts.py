@@ -83,7 +83,7 @@ for _ in range(2):
     hs = [handle("tomcat-tlsbridge-direct", 0.010), handle("tomcat-sunjsse", 0.019)]
     res = {"cells": [cell("tomcat-tlsbridge-direct", 0.010), cell("tomcat-sunjsse", 0.019)]}
     bench.run_pairs(res, {x: c for x, c in zip(hs, res["cells"])}, g, "keepalive", 1024, o, "/tmp")
-    e = res["pairs"][targets.CELL_TARGETS[0][0]]
+    e = res["pairs"][targets.item1_name("keepalive", 1024, "t13-aes128", "tomcat-tlsbridge-direct", "tomcat-sunjsse")]
     orders.append(e["orders"])
 each = [sorted(w["variant"] for w in e["windows"] if w["pair"] == i + 1) for i in range(o.pairs)]
 check(f"{o.pairs} pairs, each one window of either side", len(e["ratios"]) == o.pairs and all(
@@ -116,5 +116,113 @@ check("cluster cells: on in a full run, off with --quick or --variants",
 only = bench.parse(["--cluster", "only"])
 check("--cluster only: no JMH, instruction counts, probe or profiles",
       (only.jmh, only.icount, only.probe, only.profile) == ("off",) * 4)
+# issue 16's targets on a made-up run
+def mk(variant, cpu, mode="keepalive", size=1024, suite="t13-aes128", verified=True):
+    return {"variant": variant, "mode": mode, "size": size, "suite_key": suite, "reps": [{}] * 3,
+            "median": {"cpu_ms_per_req": cpu}, "verified": verified}
+
+
+run = {"cells": [mk("tomcat-tlsbridge", 0.010), mk("tomcat-tlsbridge-direct", 0.012), mk("tomcat-sunjsse", 0.011),
+                 mk("tomcat-tlsbridge-25", 0.010), mk("tomcat-sunjsse-25", 0.0105),
+                 mk("tomcat-tlsbridge", 0.020, size=65536), mk("tomcat-sunjsse", 0.030, size=65536),
+                 mk("tomcat-tlsbridge-direct", 0.020, size=65536),  # no JDK 25 pair at 64 KiB: no row
+                 mk("tomcat-plain", 0.006), mk("nginx", 0.005), mk("nginx-plain", 0.002),
+                 mk("tomcat-plain", 0.006, suite="plain"), mk("nginx-plain", 0.002, suite="plain"),
+                 mk("tomcat-tlsbridge", 0.20, "newconn", suite="t13-aes128-ec"),
+                 mk("nginx", 0.10, "newconn", suite="t13-aes128-ec"),
+                 mk("tomcat-plain", 0.05, "newconn", suite="plain"), mk("nginx-plain", 0.02, "newconn", suite="plain"),
+                 mk("bss-tlsbridge", 0.004), mk("bss-sunjsse", 0.008)],
+       "pairs": {targets.item1_name("keepalive", 1024, "t13-aes128", "tomcat-tlsbridge-25", "tomcat-sunjsse-25"):
+                 {"ours": "tomcat-tlsbridge-25", "theirs": "tomcat-sunjsse-25", "ratios": [1.1, 0.9, 1.05, 1.0, 0.95,
+                                                                                          1.02, 1.08]}},
+       "syscalls": {"ok": True, "n": 200, "per_request": {
+           "tlsbridge": {"keep-alive": {"read": 2.0, "write": 1.0, "poll": 1.0, "(excluded JVM threads)": 9},
+                         "new connection": {"read": 30.0}},
+           "sunjsse": {"keep-alive": {"read": 3.0}, "new connection": {"read": 40.0}}}},
+       "jmh": {"ok": True, "results": []}}
+ts = targets.evaluate(run)
+byname = {t["target"]: t for t in ts}
+one = {tuple(t["workload"]) + tuple(t["cells"][0][:1]): t for t in ts if t.get("item") == 1}
+k = ("keepalive", 1024, "t13-aes128")
+check("item 1: a row per measured comparison (4 at 1 KiB with bss, 2 at 64 KiB), none without both sides",
+      len([t for t in ts if t.get("item") == 1]) == 6, [t["target"] for t in ts if t.get("item") == 1])
+check("item 1: 0.010 vs 0.011 PASS on medians (not paired), 0.012 vs 0.011 MISS",
+      one[k + ("tomcat-tlsbridge",)]["status"] == "PASS" and "not paired" in one[k + ("tomcat-tlsbridge",)]["detail"]
+      and one[k + ("tomcat-tlsbridge-direct",)]["status"] == "MISS", [one[k + (v,)]["status"] for v in
+                                                                      ("tomcat-tlsbridge", "tomcat-tlsbridge-direct")])
+t = one[k + ("tomcat-tlsbridge-25",)]
+check("item 1: pairs straddling 1.00 are NOISY with [min–max], planned as paired",
+      t["status"] == "NOISY" and "[0.90–1.10]" in t["detail"] and t["planned_pairs"], t)
+s1 = ts[0]
+check("item 1 summary: counts per status, MISS when any cell misses",
+      s1["status"] == "MISS" and "6 cells: 4 PASS, 1 NOISY, 1 MISS" in s1["detail"], s1)
+check("item 1 pairs planned for keep-alive 1 KiB heap/direct/JDK 25 only",
+      [p[1] for p in targets.planned_pairs("keepalive", 1024, "t13-aes128", {v["variant"] for v in run["cells"]})] ==
+      ["tomcat-tlsbridge", "tomcat-tlsbridge-direct", "tomcat-tlsbridge-25", "bss-tlsbridge"]
+      and not [p for p in targets.planned_pairs("keepalive", 65536, "t13-aes128", {"tomcat-tlsbridge", "tomcat-sunjsse"})],
+      targets.planned_pairs("keepalive", 1024, "t13-aes128", {v["variant"] for v in run["cells"]}))
+tax = {t["target"]: t for t in ts if t["target"].startswith("2.")}
+ka = next(t for n, t in tax.items() if "keep-alive" in n)
+check("item 2: keep-alive tax 0.004 vs 0.003 = 1.33x > 1.3: MISS, both taxes and floors printed",
+      ka["status"] == "MISS" and "tax 0.0040" in ka["detail"] and "nginx-plain 0.0020" in ka["detail"]
+      and "tomcat-plain 0.0060" in ka["detail"], ka)
+ec = next(t for n, t in tax.items() if "TLS 1.3 ECDSA" in n)
+check("item 2: handshake tax 0.15 vs 0.08 = 1.88x: MISS", ec["status"] == "MISS" and abs(ec["ratio"] - 0.15 / 0.08) < 1e-9,
+      ec)
+na = next(t for n, t in tax.items() if "TLS 1.2 RSA" in n)
+check("item 2: a workload not measured is N/A naming the missing cells",
+      na["status"] == "N/A" and "tomcat-tlsbridge" in na["detail"] and "nginx" in na["detail"], na)
+ok = dict(run, cells=[dict(c, median={"cpu_ms_per_req": 0.0085}) if c["variant"] == "tomcat-tlsbridge" and
+                      c["mode"] == "keepalive" and c["size"] == 1024 else c for c in run["cells"]])
+ka = next(t for t in targets.evaluate(ok) if t["target"].startswith("2.") and "keep-alive" in t["target"])
+check("item 2: keep-alive tax 0.0025 vs 0.003: PASS", ka["status"] == "PASS", ka)
+neg = dict(run, cells=[dict(c, median={"cpu_ms_per_req": 0.0055}) if c["variant"] == "tomcat-tlsbridge" and
+                       c["mode"] == "keepalive" and c["size"] == 1024 else c for c in run["cells"]])
+ka = next(t for t in targets.evaluate(neg) if t["target"].startswith("2.") and "keep-alive" in t["target"])
+check("item 2: a tax below its floor (noise) is NOISY, not a PASS", ka["status"] == "NOISY" and "noise" in ka["detail"],
+      ka)
+sc = [t for t in ts if t["target"].startswith("3. Native socket")]
+check("item 3: 4.0 syscalls per keep-alive request MISS (excluded JVM threads not counted); 30 vs 40 per new "
+      "connection PASS", [t["status"] for t in sc] == ["MISS", "PASS"], sc)
+check("item 3: syscalls not counted are N/A", all(t["status"] == "N/A" for t in targets.evaluate(
+    dict(run, syscalls=None)) if t["target"].startswith("3. Native socket")))
+bss = next(t for t in ts if t["target"].startswith("3. BenchmarkSSLSocket new"))
+check("item 3: bss new connection not measured: N/A", bss["status"] == "N/A", bss)
+bka = next(t for t in ts if t["target"].startswith("3. BenchmarkSSLSocket keep-alive"))
+check("item 3: bss keep-alive 0.004 vs nginx 0.005: PASS", bka["status"] == "PASS", bka)
+import jmh  # noqa: E402
+jr = {"ok": True, "results": [{"benchmark": "x.wrapUnwrap", "params": {"size": "1024", "buffers": b, "provider": p},
+                               "score": s} for b, p, s in (("heap", "TLSBridge", 160), ("heap", "SunJSSE", 100),
+                                                           ("direct", "TLSBridge", 140), ("direct", "SunJSSE", 100))]}
+if jmh.ratio(jr, "wrapUnwrap", {"size": "1024", "buffers": "heap"})[0] is None:
+    check("JMH results shape understood by jmh.ratio", False, "jmh.ratio found nothing")
+else:
+    j4 = [t for t in targets.evaluate(dict(run, jmh=jr)) if t["target"].startswith("4.")]
+    check("item 4: JMH 1.6x PASS (stretch 2x not reached), 1.4x MISS",
+          [t["status"] for t in j4] == ["PASS", "MISS"] and "stretch 2.0x: not reached" in j4[0]["detail"], j4)
+check("no old target left (1/1.8, FFM, 4x handshakes)", not [t for t in ts if "1.8" in t["target"] or "FFM" in
+                                                            t["target"] or "4x" in t["target"]])
+
+# the full run measures every workload the targets need, on both sides
+import plan  # noqa: E402
+import variants  # noqa: E402
+full = plan.build(bench.parse([]))
+byname = {v.name: v for v in variants.default(variants.all_variants(), False)}
+
+
+def measured(name, mode, size, suite):
+    return any(g.suite.key == suite and (mode, size) in g.cells and variants.serves(byname[name], mode, size, g)
+               for g in full)
+
+
+need = [(v, m, n, s) for _, m, n, s, _ in targets.TAX for v in (targets.TAX_OURS, targets.TAX_THEIRS)]
+need += [(targets.FLOOR[v], m, n, "plain") for _, m, n, _, _ in targets.TAX for v in (targets.TAX_OURS,
+                                                                                        targets.TAX_THEIRS)]
+need += [(t[i], *t[3:6]) for t in targets.CELL_TARGETS for i in (1, 2)]
+need += [(v, m, n, s) for m, n, s in targets.ITEM1_PAIRED for p in targets.ITEM1 for v in p
+         if p[0] in targets.ITEM1_PAIRED_VARIANTS]
+check("plan.FULL measures every cell items 1-3 name (taxes with both floors, native sockets, paired item-1 cells)",
+      not [x for x in need if not measured(*x)], [x for x in need if not measured(*x)])
+check("the floors run first (a missed tax is profiled while its servers run)", not full[0].tls, full[0])
 print(f"VERDICTS {passed} {failed}")
 sys.exit(1 if failed else 0)
