@@ -138,4 +138,7 @@ def estimate_seconds(groups, variants, opts, parts=None):
         add("JMH", COST["jmh_quick" if opts.quick else "jmh_full"])
     if opts.icount == "on":
         add("instruction counts", COST["icount"])
+    import pq
+    if pq.wanted(opts, {v.name for v in variants}):
+        add("post-quantum handshakes", pq.estimate_seconds(opts))
     return sum(parts.values())
