@@ -174,8 +174,9 @@ def run(ctx, variant, opts, work, log):
             client = _s_client(ossl, conf, h.port)
             ok_vals = [r["cpu_ms_per_conn"] for r in reps[label] if r["cpu_ms_per_conn"]]
             want = label.lower()
-            verified = bool(server.get("ok")) and (server.get("group") or "").lower() == want \
-                and (client["group"] or "").lower() == want
+            # every sampled request on the server and the client's handshake ran the cell's group
+            verified = bool(server.get("ok")) and (client["group"] or "").lower() == want and \
+                all((verify.split_key(k)[2] or "").lower() == want for k in server.get("seen") or {})
             res["groups"].append({
                 "group": label, "reps": reps[label],
                 "warmup": warm[label], "median": statistics.median(ok_vals) if ok_vals else None,
