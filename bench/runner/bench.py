@@ -24,6 +24,7 @@ import icount  # noqa: E402
 import jmh  # noqa: E402
 import measure  # noqa: E402
 import pki  # noqa: E402
+import pq  # noqa: E402
 import plan  # noqa: E402
 import probe  # noqa: E402
 import perfprofile as perfprof  # noqa: E402
@@ -147,7 +148,8 @@ def main(argv):
     allv = variants.all_variants()
     if o.list:
         for v in allv:
-            print(f"{v.name:26} {v.server:28} {v.provider:24} {v.note}")
+            flav = f" [OpenSSL: {v.flavour}]" if getattr(v, "flavour", None) else ""
+            print(f"{v.name:26} {v.server:28} {v.provider:24} {v.note}{flav}")
         print()
         for s in suites.SUITES:
             print(f"{s.key:16} {s.label}")
@@ -261,6 +263,11 @@ def main(argv):
                     h.stop()
         write(results, out, ctx, tomcat_version, started, o)
 
+    if pq.wanted(o, {v.name for v in avail}):
+        log("post-quantum key exchange: X25519MLKEM768 vs x25519 handshakes")
+        with phase("post-quantum"):
+            results["pq"] = pq.run(ctx, next(v for v in avail if v.name == pq.VARIANT), o, work, log)
+        write(results, out, ctx, tomcat_version, started, o)
     if cluster.wanted(o):
         log(f"== cluster behind HAProxy ({cluster.NODES} nodes)")
         with phase("cluster"):

@@ -144,4 +144,7 @@ def estimate_seconds(groups, variants, opts, parts=None):
     if getattr(opts, "cluster", "off") != "off":
         import cluster
         add("cluster", cluster.estimate_seconds(opts))
+    import pq
+    if pq.wanted(opts, {v.name for v in variants}):
+        add("post-quantum handshakes", pq.estimate_seconds(opts))
     return sum(parts.values())

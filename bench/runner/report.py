@@ -6,7 +6,9 @@ import re
 import charts
 import cluster
 import icount
+import pq
 import report_cpu
+import report_flavours
 import suites
 import targets as T
 from plan import WARM_AGREE, WARM_TOL
@@ -191,11 +193,16 @@ def write(results, out):
     md.append("")
 
     md.append("## Variants\n")
-    md.append("| variant | server | provider | JVM | available | note |\n|---|---|---|---|---|---|")
+    md.append("| variant | server | provider | JVM | OpenSSL (asked; served) | available | note |\n"
+              "|---|---|---|---|---|---|---|")
     for name, d in results["variants"].items():
-        md.append(f"| {name} | {d['server']} | {d['provider']} | {d.get('jvm') or '–'} | "
+        ossl = f"{d['openssl_flavour']}; {report_flavours.served(results, name) or 'not reported'}" \
+            if d.get("openssl_flavour") else "–"
+        md.append(f"| {name} | {d['server']} | {d['provider']} | {d.get('jvm') or '–'} | {ossl} | "
                   f"{'yes' if d['available'] else '**no**: ' + d['reason']} | {d.get('note', '')} |")
     md.append("")
+    md += report_flavours.section(results, rng, size_label)
+    md += pq.section(results)
 
     for (mode, size, skey), cells in workloads(results):
         s = suites.BY_KEY.get(skey, suites.PLAIN)

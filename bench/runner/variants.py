@@ -111,9 +111,14 @@ class Variant:
 
 # ---------------------------------------------------------------- Tomcat
 class TomcatHandle(Handle):
+    tls_library = None  # tlsbridge servers: {"openssl", "library", "flavour"} as /_stats last said
+
     def snapshot(self):
         try:
-            return verify.fetch_https_json(self.port, "/_stats", tls=self.tls)["negotiated"]
+            j = verify.fetch_https_json(self.port, "/_stats", tls=self.tls)
+            if j.get("tls_library"):
+                self.tls_library = dict(j["tls_library"], flavour=flavour_of(j["tls_library"].get("library")))
+            return j["negotiated"]
         except (OSError, ValueError, KeyError) as e:
             return {"error": str(e)}
 
@@ -123,16 +128,40 @@ class TomcatHandle(Handle):
             v = verify.judge({}, suite, "server (Tomcat /_stats)")
             v["error"] = (before or {}).get("error") or after.get("error")
             return v
-        return verify.judge(verify.diff_counts(before or {}, after), suite, "server (Tomcat /_stats)")
+        v = verify.judge(verify.diff_counts(before or {}, after), suite, "server (Tomcat /_stats)")
+        if self.tls_library:
+            # the cell's proof of the OpenSSL that served it, asked of the
+            # server at the end of the cell
+            v["tls_library"] = self.tls_library
+            if self.variant.flavour and self.tls_library["flavour"] != self.variant.flavour:
+                v["ok"] = False
+                v["error"] = f"asked for the {self.variant.flavour} OpenSSL, served by {self.tls_library}"
+        return v
+
+
+def flavour_of(library):
+    """The tlsbridge jar's library file names (NativeLibrary.candidates) ->
+    its OpenSSL flavour."""
+    base = os.path.basename(library or "")
+    if "bundled" in base:
+        return "bundled"
+    if "system4" in base:
+        return "system"
+    return "system" if base.startswith("libtlsbridge") else "unknown"
 
 
 class Tomcat(Variant):
     server = "Tomcat NIO"
 
-    def __init__(self, name, impl, provider, jdk="17", direct=False, tls=True, note="", in_quick=True):
+    def __init__(self, name, impl, provider, jdk="17", direct=False, tls=True, note="", in_quick=True, jvm_extra=(),
+                 flavour=None):
         super().__init__(name, note)
         self.impl, self.provider, self.jdk, self.direct, self.tls = impl, provider, jdk, direct, tls
         self.in_quick = in_quick
+        self.jvm_extra = list(jvm_extra)
+        # the OpenSSL flavour asked for (tlsbridge variants); the one loaded
+        # is what the server reports (TomcatHandle.tls_library)
+        self.flavour = flavour or ("bundled" if impl.startswith("tlsbridge") else None)
 
     def available(self, ctx):
         if not ctx.server_cp:
@@ -154,6 +183,8 @@ class Tomcat(Variant):
     def describe(self):
         d = super().describe()
         d.update({"impl": self.impl, "direct_ssl_buffers": self.direct})
+        if self.flavour:
+            d["openssl_flavour"] = self.flavour
         return d
 
     main = "org.tlsbridge.bench.server.BenchServer"
@@ -161,17 +192,19 @@ class Tomcat(Variant):
     def classpath(self, ctx):
         return ctx.server_cp + (":" + ctx.ffm_jar if self.impl == "openssl-ffm" else "")
 
-    def start(self, ctx, suite, jvm_extra=(), tag=None):
+    def start(self, ctx, suite, jvm_extra=(), tag=None, extra_args=()):
         """jvm_extra, tag: JVM options and a log name of a server started
-        more than once per suite (cluster.py's nodes)."""
+        more than once per suite (cluster.py's nodes, pq.py's servers);
+        extra_args: more BenchServer options (the PQ cells' --groups)."""
         cp = self.classpath(ctx)
-        args = ["--impl", self.impl, "--port", "0"]
+        args = ["--impl", self.impl, "--port", "0"] + list(extra_args)
         if self.tls:
             args += ["--cert", os.path.join(ctx.pki, f"{suite.cert}.crt"),
                      "--key", os.path.join(ctx.pki, f"{suite.cert}.pk8.pem"),
                      "--protocols", suite.protocol, "--ciphers", suite.openssl,
                      "--direct", "true" if self.direct else "false"]
-        cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + list(jvm_extra) + ["-cp", cp, self.main] + args)
+        cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + self.jvm_extra + list(jvm_extra) +
+                           ["-cp", cp, self.main] + args)
         p = procs.Proc(cmd, ctx.log(tag or f"{self.name}-{suite.key}"))
         line = p.wait_line(("BENCH-LISTENING", "BENCH-UNAVAILABLE", "BENCH-FAILED"), 90)
         if not line or not line.startswith("BENCH-LISTENING"):
@@ -485,6 +518,10 @@ def all_variants():
         Tomcat("tomcat-plain", "plain", "none (plain HTTP)", tls=False, note="floor for the Tomcat TLS tax"),
         Tomcat("tomcat-sunjsse", "jsse", "SunJSSE"),
         Tomcat("tomcat-tlsbridge", "tlsbridge", "TLSBridge", note="TlsBridgeImplementation, heap network buffers"),
+        Tomcat("tomcat-tlsbridge-system", "tlsbridge", "TLSBridge", in_quick=False, flavour="system",
+               jvm_extra=["-Dtlsbridge.openssl=system"],
+               note="TlsBridgeImplementation (heap buffers) on the system's libssl (-Dtlsbridge.openssl=system); "
+                    "the OpenSSL flavour cells only"),
         Tomcat("tomcat-tlsbridge-direct", "tlsbridge", "TLSBridge", direct=True,
                note="TlsBridgeImplementation, socket.directSslBuffer=true"),
         Tomcat("tomcat-tlsbridge-jsse", "tlsbridge-jsse", "TLSBridge", in_quick=False,
@@ -522,10 +559,27 @@ def default(all_, quick):
     return [v for v in all_ if (v.in_quick if quick else v.name not in OPT_IN)]
 
 
+# The OpenSSL flavour comparison (report "OpenSSL flavours"): its workloads,
+# (suite, mode, body size or None for the new-connection size), and the
+# variants that run there and nowhere else (FLAVOUR_ONLY) or there beyond
+# the primary suite (FLAVOUR_TOO: SunJSSE 25's column).
+FLAVOUR_CELLS = (("t13-aes128", "keepalive", 1024), ("t13-aes128", "keepalive", 16384),
+                 ("t13-aes128", "keepalive", 65536), ("t13-aes128", "newconn", None),
+                 ("t13-aes128-ec", "newconn", None))
+FLAVOUR_ONLY = {"tomcat-tlsbridge-system"}
+FLAVOUR_TOO = {"tomcat-sunjsse-25"}
+
+
+def flavour_cell(mode, size, group):
+    return any(k == group.suite.key and m == mode and (n is None or n == size) for k, m, n in FLAVOUR_CELLS)
+
+
 def serves(v, mode, size, group):
     if mode not in v.modes or (v.sizes and size not in v.sizes):
         return False
-    return group.all_variants or v.name in CORE
+    if v.name in FLAVOUR_ONLY:
+        return flavour_cell(mode, size, group)
+    return group.all_variants or v.name in CORE or (v.name in FLAVOUR_TOO and flavour_cell(mode, size, group))
 
 
 # The plain-HTTP floor of each TLS variant (same server, no TLS).

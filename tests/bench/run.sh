@@ -85,6 +85,11 @@ for v, m in (("tomcat-sunjsse", "keepalive"), ("tomcat-sunjsse", "newconn"), ("n
     check(f"cell {v}/{m} present", (v, m) in have)
 tb = {c["variant"] for c in cells if c["provider"] == "TLSBridge"}
 check("at least one tlsbridge variant measured", bool(tb), "none")
+# the OpenSSL each tlsbridge Tomcat cell ran on, as its server reported it
+libs = {(c["variant"], (rp["verified"].get("tls_library") or {}).get("flavour")) for c in cells
+        if c["variant"].startswith("tomcat-tlsbridge") for rp in c["reps"]}
+check("tlsbridge Tomcat cells name the OpenSSL that served them (bundled by default)",
+      bool(libs) and all(f == ("system" if v.endswith("-system") else "bundled") for v, f in libs), str(sorted(libs, key=str)))
 report = os.path.join(out, "report.md")
 text = open(report).read() if os.path.exists(report) else ""
 check("report.md written", bool(text))

@@ -23,7 +23,7 @@ import org.apache.tomcat.util.net.SSLHostConfigCertificate;
  * <pre>
  * BenchServer --impl jsse|tlsbridge|tlsbridge-jsse|openssl-ffm|plain
  *             [--port 0] [--cert PEM --key PEM] [--protocols TLSv1.3]
- *             [--ciphers SUITES] [--direct true|false]
+ *             [--ciphers SUITES] [--direct true|false] [--groups X25519MLKEM768,...]
  * </pre>
  *
  * Prints {@code BENCH-LISTENING <port>} once the connector is up, or
@@ -90,6 +90,9 @@ public final class BenchServer {
             if (o.containsKey("ciphers")) {
                 h.setCiphers(o.get("ciphers"));
             }
+            if (o.containsKey("groups")) {
+                h.setGroups(o.get("groups"));
+            }
             SSLHostConfigCertificate cert = new SSLHostConfigCertificate(h, SSLHostConfigCertificate.Type.UNDEFINED);
             cert.setCertificateFile(require(o, "cert"));
             cert.setCertificateKeyFile(require(o, "key"));
@@ -114,6 +117,13 @@ public final class BenchServer {
         System.out.println("BENCH-INFO impl=" + impl + " class=" + (implClass == null ? "-" : implClass)
                 + " java=" + System.getProperty("java.vm.version") + " tomcat="
                 + org.apache.catalina.util.ServerInfo.getServerNumber());
+        if (impl.startsWith("tlsbridge")) {
+            // which OpenSSL really serves (-Dtlsbridge.openssl picks the
+            // flavour; the library's file name says which one loaded)
+            stats.tlsLibrary(org.tlsbridge.TlsBridgeProvider.openSslVersion(),
+                    org.tlsbridge.TlsBridgeProvider.nativeLibraryPath());
+            System.out.println("BENCH-TLSLIB " + stats.tlsLibrary());
+        }
         System.out.println("BENCH-LISTENING " + c.getLocalPort());
         System.out.flush();
         tomcat.getServer().await();

@@ -51,9 +51,25 @@ final class Negotiated {
         seen.computeIfAbsent(key, k -> new LongAdder()).increment();
     }
 
+    private volatile String tlsLibrary;
+
+    /** tlsbridge servers: the OpenSSL version and the native library file that serve this process. */
+    void tlsLibrary(String openssl, String library) {
+        tlsLibrary = "{\"openssl\":\"" + openssl.replace("\"", "") + "\",\"library\":\""
+                + String.valueOf(library).replace("\"", "").replace("\\", "/") + "\"}";
+    }
+
+    String tlsLibrary() {
+        return tlsLibrary;
+    }
+
     String json() {
         StringBuilder sb = new StringBuilder(128);
-        sb.append("{\"requests\":").append(requests.sum()).append(",\"negotiated\":{");
+        sb.append("{\"requests\":").append(requests.sum());
+        if (tlsLibrary != null) {
+            sb.append(",\"tls_library\":").append(tlsLibrary);
+        }
+        sb.append(",\"negotiated\":{");
         Map<String, Long> sorted = new TreeMap<>();
         seen.forEach((k, v) -> sorted.put(k, v.sum()));
         boolean first = true;
