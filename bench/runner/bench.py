@@ -342,8 +342,7 @@ def converge(h, g, mode, size, o, work):
     while len(vals) < most and h.proc.alive():
         r, _ = measure.one(h, mode, size, o.warmup_window, o, work, g.suite)
         vals.append(r["cpu_ms_per_req"])
-        last = vals[-plan.WARM_AGREE:]
-        if len(last) == plan.WARM_AGREE and all(last) and max(last) <= min(last) * (1 + plan.WARM_TOL):
+        if plan.agreed(vals):
             converged = True
             break
     w = {"seconds": round(len(vals) * o.warmup_window, 1), "wall_s": round(time.monotonic() - t0, 1),

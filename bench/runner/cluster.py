@@ -253,8 +253,7 @@ def warm(c, o, work, suite, log):
     while len(vals) < most:
         r, _ = c.window(o.warmup_window, o, work, suite, check=False)
         vals.append(r["cpu_ms_per_conn"])
-        last = vals[-plan.WARM_AGREE:]
-        if len(last) == plan.WARM_AGREE and all(last) and max(last) <= min(last) * (1 + plan.WARM_TOL):
+        if plan.agreed(vals):
             converged = True
             break
     log(f"  cluster {c.name} warm-up: {len(vals)} windows, {'converged' if converged else 'CAP, not converged'}: "

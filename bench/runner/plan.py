@@ -8,6 +8,15 @@ PRIMARY = "t13-aes128"
 # on CPU per request within WARM_TOL (max over min).
 WARM_AGREE = 3
 WARM_TOL = 0.05
+
+
+def agreed(vals):
+    """The last WARM_AGREE warm-up windows all measured something and agree
+    within WARM_TOL (max over min): the warm-up has converged."""
+    last = vals[-WARM_AGREE:]
+    return len(last) == WARM_AGREE and all(last) and max(last) <= min(last) * (1 + WARM_TOL)
+
+
 KA_SIZES = [1024, 16384, 65536, 1048576]
 
 

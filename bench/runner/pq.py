@@ -121,8 +121,7 @@ def _warm(handles, ossl, most):
             r, _ = _rep(h, ossl, conf, 1)
             v = vals[label]
             v.append(r["cpu_ms_per_conn"])
-            last = v[-plan.WARM_AGREE:]
-            if len(last) == plan.WARM_AGREE and all(last) and max(last) <= min(last) * (1 + plan.WARM_TOL):
+            if plan.agreed(v):
                 done[label] = "converged"
             elif len(v) >= most:
                 done[label] = "cap"
