@@ -270,8 +270,9 @@ check "SunJSSE: Python TLS 1.3 clients resume far less (${r}/${c} < 60%)" bash -
 
 # wrk and the Python clients drop the connections they have in flight when their time is up:
 # handshakes the client reset, or closed before it ended (the engine then says the inbound side
-# closed without close_notify), or whose reply met a closed socket
-JUDGE_IGNORE='Handshake failed[^\n]*\n[ \t]*(java\.net\.SocketException: (Connection reset|Broken pipe)|javax\.net\.ssl\.SSLException: closing inbound before receiving peer.s close_notify)'
+# closed without close_notify, or Tomcat read end-of-stream before the engine saw a byte), or
+# whose reply met a closed socket
+JUDGE_IGNORE='Handshake failed[^\n]*\n[ \t]*(java\.net\.SocketException: (Connection reset|Broken pipe)|javax\.net\.ssl\.SSLException: closing inbound before receiving peer.s close_notify|java\.io\.IOException: EOF during handshake\.)'
 for n in tb1 tb2 tb3; do
   BASE=$WORK/$n
   judge_log "$n: no TLS errors in Tomcat's log"
