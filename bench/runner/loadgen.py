@@ -74,29 +74,67 @@ def siege_rc(workdir, ciphers=None):
     return _write(os.path.join(workdir, "siegerc"), "\n".join(lines) + "\n")
 
 
-def siege(workdir, url, seconds, concurrency, ciphers=None, attempts=2):
-    """siege 4.0.7 sometimes never exits once its -t timer has fired (a
-    client thread stuck in the TLS layer): such a run is killed after a grace
-    period and run once more; a second hang is reported as an error."""
+def siege(workdir, url, seconds, concurrency, ciphers=None, rate=None, attempts=2):
+    """About `seconds` of new connections, as a number of repetitions per
+    siege user (-r) rather than siege's timer (-t): when siege 4.0.7's timer
+    fires it cancels its users wherever they are, and one cancelled inside
+    OpenSSL can leave it never exiting (a hang costs the run its timeout and a
+    retry) or stalled for the window with a handful of transactions; a user
+    that runs out of repetitions ends cleanly. `rate` (connections per second
+    the server last sustained, Result.rate) sizes the repetitions; without one
+    a single repetition per user measures it first and the rest of the window
+    follows, both in the one Result. A run that still hangs is killed and run
+    once more; a second hang is an error."""
+    seconds = max(1.0, float(seconds))
+    if not rate:
+        first = _siege_attempts(workdir, url, 1, concurrency, ciphers, 1.0, attempts)
+        if not first.requests or first.wall >= seconds * 0.8:
+            return first
+        rest = _siege_attempts(workdir, url, _reps(first.rate, seconds - first.wall, concurrency), concurrency,
+                               ciphers, seconds - first.wall, attempts)
+        return _sum(first, rest)
+    return _siege_attempts(workdir, url, _reps(rate, seconds, concurrency), concurrency, ciphers, seconds, attempts)
+
+
+def _reps(rate, seconds, concurrency):
+    return max(1, int(round(rate * seconds / concurrency)))
+
+
+def _sum(a, b):
+    if b.errors.get("client_failed"):
+        return b
+    errors = dict(a.errors)
+    for k, n in b.errors.items():
+        errors[k] = errors.get(k, 0) + n
+    r = Result(a.requests + b.requests, a.wall + b.wall, errors, None, None, a.client_cpu + b.client_cpu,
+               raw=b.raw, cmd=b.cmd)
+    r.mean_ms = (a.mean_ms * a.requests + b.mean_ms * b.requests) / r.requests if r.requests else 0.0
+    r.rate = b.rate
+    return r
+
+
+def _siege_attempts(workdir, url, reps, concurrency, ciphers, seconds, attempts):
     r = None
     for attempt in range(attempts):
-        r = _siege_once(workdir, url, seconds, concurrency, ciphers)
+        r = _siege_once(workdir, url, reps, concurrency, ciphers, seconds)
         if not (r.errors.get("client_failed") and isinstance(r.raw, str) and r.raw.startswith("siege hung")):
             break
     return r
 
 
-def _siege_once(workdir, url, seconds, concurrency, ciphers):
+def _siege_once(workdir, url, reps, concurrency, ciphers, seconds):
     rc = siege_rc(workdir, ciphers)
-    seconds = max(1, int(round(seconds)))
-    cmd = procs.pinned(procs.CLIENT_CPU, ["siege", "-R", rc, "-b", "-j", f"-c{concurrency}", f"-t{seconds}S", url])
-    run = procs.ClientRun(cmd, timeout=seconds + 10)
+    cmd = procs.pinned(procs.CLIENT_CPU, ["siege", "-R", rc, "-b", "-j", f"-c{concurrency}", f"-r{reps}", url])
+    # a server slower than the rate said (or a cold one) stretches the run:
+    # the grace is generous, a hang is what it catches
+    grace = 3 * seconds + 10
+    run = procs.ClientRun(cmd, timeout=grace)
     text = run.out
     start = text.find("{")
     try:
         d = json.loads(text[start:text.rindex("}") + 1])
     except (ValueError, json.JSONDecodeError):
-        why = "siege hung and was killed" if run.wall >= seconds + 9.5 else "siege printed no JSON"
+        why = "siege hung and was killed" if run.wall >= grace - 0.5 else "siege printed no JSON"
         return Result(0, run.wall, {"client_failed": 1}, client_cpu=run.cpu,
                       raw=why + ": " + (run.out + run.err)[-2000:], cmd=cmd)
     ok = int(d.get("successful_transactions", d.get("transactions", 0)))
@@ -105,6 +143,8 @@ def _siege_once(workdir, url, seconds, concurrency, ciphers):
         errors["failed"] = int(d["failed_transactions"])
     resp_ms = float(d.get("response_time", 0)) * 1000.0
     # siege reports no percentiles: its mean response time stands in for p50
-    r = Result(ok, float(d.get("elapsed_time", run.wall)) or run.wall, errors, None, None, run.cpu, raw=d, cmd=cmd)
+    wall = float(d.get("elapsed_time", run.wall)) or run.wall
+    r = Result(ok, wall, errors, None, None, run.cpu, raw=d, cmd=cmd)
     r.mean_ms = resp_ms
+    r.rate = ok / wall if wall > 0 else None
     return r

@@ -22,7 +22,11 @@ def drive(handle, mode, size, seconds, opts, workdir, suite):
     if mode == "resumed":
         return loadgen.wrk(workdir, url, seconds, opts.connections, close=True)
     ciphers = suite.openssl if suite.protocol == "TLSv1.2" else None
-    return loadgen.siege(workdir, url, seconds, opts.concurrency, ciphers)
+    # the rate this server last sustained sizes the next run (loadgen.siege)
+    r = loadgen.siege(workdir, url, seconds, opts.concurrency, ciphers, rate=getattr(handle, "siege_rate", None))
+    if getattr(r, "rate", None):
+        handle.siege_rate = r.rate
+    return r
 
 
 def one(handle, mode, size, seconds, opts, workdir, suite):

@@ -91,7 +91,7 @@ def build(opts):
 # up: a server start, a group's stop, a load run's set-up and verification
 # (wrk / siege), the probe's attach and calibration, a profile's perf
 # start, jcmd and perf script.
-COST = {"start": 1.5, "stop": 2.0, "wrk": 0.2, "siege": 1.2, "probe": 0.6, "profile": 2.0,
+COST = {"start": 1.5, "stop": 2.0, "wrk": 0.2, "siege": 0.5, "probe": 0.6, "profile": 2.0,
         "jmh_full": 200.0, "jmh_quick": 25.0, "icount": 15.0, "syscalls": 100.0}
 # profiles a full run takes at most (its --profile-max): the four always
 # taken plus the cells of the missed targets, item 1's first
@@ -105,9 +105,11 @@ def _load(mode, seconds):
 
 def warm_windows(opts):
     """Warm-up windows a JVM cell is expected to take: --quick stops at three
-    (its cap); a full run converges after about eight (up to its cap)."""
+    (its cap); in the full run of 2026-12-03 (bench/results/latest) the
+    median JVM cell converged after 18 windows, keep-alive and new-connection
+    cells alike (from 3 to the cap of 60)."""
     cap = max(3, int(round(opts.warmup / opts.warmup_window)))
-    return min(cap, 3 if opts.quick else 8)
+    return min(cap, 3 if opts.quick else 18)
 
 
 def estimate_seconds(groups, variants, opts, parts=None):
