@@ -3,6 +3,8 @@
  * each OpenSSL and runs it). Per record, TLS 1.3 and 1.2 AES-128-GCM, 1 KiB
  * and 16 KiB, each region dumped under its own name:
  *   floor  SSL_write / SSL_read over a BIO pair (tests/icount's floor);
+ *   mem    the same over the memory BIO below with kTLS declined (it
+ *          moves ciphertext): the baseline of the ktls rows;
  *   evp    sealing / opening the same record with EVP directly: nonce from
  *          IV and sequence, AAD, inner content type, tag (the least a BIO
  *          that seals records itself must spend);
@@ -16,13 +18,17 @@
  *          checked by OpenSSL's own decryption.
  * Randomness is the fuzzers' fixed stream: counts repeat exactly.
  *
- *   recordpath [records]   records per region (default 64) */
+ *   recordpath [records]      records per region (default 64)
+ *   recordpath time [rounds]  wall time per TLS 1.3 pair, mem against
+ *                             ktls interleaved round by round (default 15;
+ *                             not under callgrind) */
 #include "fuzz_driver.h"
 #include "fuzz_keys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <openssl/pem.h>
 #include <valgrind/callgrind.h>
 #ifndef OPENSSL_NO_KTLS
@@ -342,16 +348,19 @@ static BIO *kbio_new(kbio *k, kbio *peer, int ktls) {
   return b;
 }
 
-/* floor: OpenSSL's BIO pair, as tests/icount; ktls: kbio with the kTLS
- * controls accepted on both sides. */
-static void conn_open(conn *k, SSL_CTX *cctx, SSL_CTX *sctx, int ktls) {
+enum { VIA_PAIR, VIA_MEM, VIA_KTLS };
+static const char *const VIA[3] = {"floor", "mem", "ktls"};
+
+/* VIA_PAIR: OpenSSL's BIO pair, as tests/icount; VIA_MEM: kbio declining
+ * kTLS; VIA_KTLS: kbio taking the kTLS controls on both sides. */
+static void conn_open(conn *k, SSL_CTX *cctx, SSL_CTX *sctx, int via) {
   int i, rc = 0, rs = 0;
   k->c = SSL_new(cctx);
   k->s = SSL_new(sctx);
   NEED(k->c && k->s);
-  if (ktls) {
-    k->bc = kbio_new(&k->kc, &k->ks, 1);
-    k->bs = kbio_new(&k->ks, &k->kc, 1);
+  if (via != VIA_PAIR) {
+    k->bc = kbio_new(&k->kc, &k->ks, via == VIA_KTLS);
+    k->bs = kbio_new(&k->ks, &k->kc, via == VIA_KTLS);
   } else {
     NEED(BIO_new_bio_pair(&k->bc, RING, &k->bs, RING));
   }
@@ -411,25 +420,81 @@ static void ssl_regions(const char *what, conn *k, int count) {
   }
 }
 
-static void ssl_pass(int tls13, int ktls, EVP_PKEY *pk, X509 *x, int count) {
+static void ssl_pass(int tls13, int via, EVP_PKEY *pk, X509 *x, int count) {
+  int ktls = via == VIA_KTLS;
   SSL_CTX *cctx = ctx_new(tls13, NULL, NULL, ktls), *sctx = ctx_new(tls13, pk, x, ktls);
   conn k;
   char what[32];
   memset(&k, 0, sizeof k);
-  conn_open(&k, cctx, sctx, ktls);
+  conn_open(&k, cctx, sctx, via);
   if (ktls)
     printf("recordpath ktls%s: server send %s receive %s, client send %s receive %s\n", tls13 ? "13" : "12",
            k.ks.tx_on ? "on" : "off", k.ks.rx_on ? "on" : "off", k.kc.tx_on ? "on" : "off",
            k.kc.rx_on ? "on" : "off");
-  snprintf(what, sizeof what, "%s%s", ktls ? "ktls" : "floor", tls13 ? "13" : "12");
+  snprintf(what, sizeof what, "%s%s", VIA[via], tls13 ? "13" : "12");
   ssl_regions(what, &k, count);
   conn_free(&k);
   SSL_CTX_free(cctx);
   SSL_CTX_free(sctx);
 }
 
+#ifndef OPENSSL_NO_KTLS
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Wall time per TLS 1.3 pair, 1 KiB and 16 KiB: each round times the mem
+ * connection then the ktls one, so load from other processes falls on both. */
+static void time_pairs(EVP_PKEY *pk, X509 *x, int rounds) {
+  enum { MAXROUNDS = 99 };
+  static const size_t SIZES[2] = {1024, MAXREC};
+  static double t[2][MAXROUNDS];
+  SSL_CTX *cctx[2], *sctx[2];
+  conn k[2];
+  int v, r, i, j, n;
+  double a;
+  NEED(rounds > 0 && rounds <= MAXROUNDS);
+  for (v = 0; v < 2; v++) {
+    memset(&k[v], 0, sizeof k[v]);
+    cctx[v] = ctx_new(1, NULL, NULL, v);
+    sctx[v] = ctx_new(1, pk, x, v);
+    conn_open(&k[v], cctx[v], sctx[v], v ? VIA_KTLS : VIA_MEM);
+  }
+  for (j = 0; j < 2; j++) {
+    n = j ? 2000 : 20000;
+    for (r = 0; r < rounds; r++)
+      for (v = 0; v < 2; v++) {
+        a = now_ns();
+        for (i = 0; i < n; i++) {
+          NEED(SSL_write(k[v].s, src, (int)SIZES[j]) == (int)SIZES[j]);
+          NEED(SSL_read(k[v].c, plain, sizeof plain) == (int)SIZES[j]);
+        }
+        t[v][r] = (now_ns() - a) / n;
+      }
+    for (v = 0; v < 2; v++) {
+      qsort(t[v], (size_t)rounds, sizeof t[v][0], cmp_double);
+      printf("recordpath time %s13 %zu pair ns: min %.0f median %.0f max %.0f (%d rounds)\n", v ? "ktls" : "mem",
+             SIZES[j], t[v][0], t[v][rounds / 2], t[v][rounds - 1], rounds);
+    }
+  }
+  for (v = 0; v < 2; v++) {
+    conn_free(&k[v]);
+    SSL_CTX_free(cctx[v]);
+    SSL_CTX_free(sctx[v]);
+  }
+}
+#endif
+
 int main(int argc, char **argv) {
-  int count = argc > 1 ? atoi(argv[1]) : 64, i, tls13;
+  int timing = argc > 1 && strcmp(argv[1], "time") == 0;
+  int count = argc > 1 + timing ? atoi(argv[1 + timing]) : timing ? 15 : 64, i, tls13;
   BIO *b;
   EVP_PKEY *pk;
   X509 *x;
@@ -444,11 +509,21 @@ int main(int argc, char **argv) {
   x = PEM_read_bio_X509(b, NULL, NULL, NULL);
   BIO_free(b);
   NEED(pk && x);
+  if (timing) {
+#ifdef OPENSSL_NO_KTLS
+    printf("recordpath time: not built (OPENSSL_NO_KTLS: this libssl has no kTLS record path)\n");
+    return 2;
+#else
+    time_pairs(pk, x, count);
+    return 0;
+#endif
+  }
   for (tls13 = 1; tls13 >= 0; tls13--) {
     evp_regions(tls13, count);
-    ssl_pass(tls13, 0, pk, x, count);
+    ssl_pass(tls13, VIA_PAIR, pk, x, count);
+    ssl_pass(tls13, VIA_MEM, pk, x, count);
 #ifndef OPENSSL_NO_KTLS
-    ssl_pass(tls13, 1, pk, x, count);
+    ssl_pass(tls13, VIA_KTLS, pk, x, count);
 #endif
   }
 #ifdef OPENSSL_NO_KTLS

@@ -3,17 +3,21 @@
 # callgrind, against the system OpenSSL and each cached bundled build
 # (scripts/lib/openssl.sh): OpenSSL's record path over a BIO pair, EVP
 # sealing/opening alone, and libssl with its kTLS controls taken by a
-# memory BIO that does the crypto (where libssl is built with kTLS).
-# The figures and what they decided are in bench/README.md ("kTLS-interface
-# record path"). Deterministic: a busy machine does not move them.
+# memory BIO that does the crypto (where libssl is built with kTLS: the
+# system's; the bundled builds are configured without it, so a prefix
+# where an `enable-ktls` build was installed with `make install_dev` can
+# be named too). The figures and what they decided are in
+# docs/record-path.md ("kTLS-interface record path"). Deterministic: a
+# busy machine does not move them.
 #
-#   bench/recordpath/run.sh [records-per-region]   (default 64)
+#   bench/recordpath/run.sh [records-per-region [openssl-prefix...]]   (default 64)
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 source "$TB_ROOT/scripts/lib/openssl.sh"
 cd "$TB_ROOT"
 need_pkgs valgrind build-essential libssl-dev linux-libc-dev
 N=${1:-64}
+shift $(($# > 0))
 OUT=target/recordpath
 mkdir -p "$OUT"
 
@@ -53,13 +57,13 @@ SRCS=(bench/recordpath/recordpath.c tests/fuzz/fuzz_rand.c)
 build system "${SRCS[@]}" -lssl -lcrypto
 echo "## system libssl"
 measure system
-for v in 3.5.5 4.0.3; do
-  d=$TB_CACHE/openssl/$v-$(uname -m)
+for d in "$TB_CACHE/openssl/3.5.5-$(uname -m)" "$TB_CACHE/openssl/4.0.3-$(uname -m)" "$@"; do
   if [[ ! -f $d/lib/libssl.a ]]; then
-    echo "## $v: NOT RUN (no cached build in $d; scripts/lib/openssl.sh builds it)"
+    echo "## $d: NOT RUN (no static libssl there; scripts/lib/openssl.sh builds the bundled ones)"
     continue
   fi
-  build "$v" -I"$d/include" "${SRCS[@]}" "$d/lib/libssl.a" "$d/lib/libcrypto.a" -ldl -pthread
-  echo "## bundled $v"
-  measure "$v"
+  name=$(basename "$d")
+  build "$name" -I"$d/include" "${SRCS[@]}" "$d/lib/libssl.a" "$d/lib/libcrypto.a" -ldl -pthread
+  echo "## $d"
+  measure "$name"
 done
