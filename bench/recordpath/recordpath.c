@@ -24,6 +24,7 @@
  *                             not under callgrind) */
 #include "fuzz_driver.h"
 #include "fuzz_keys.h"
+#include "ssl_connect.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,7 +356,6 @@ static const char *const VIA[3] = {"floor", "mem", "ktls"};
 /* VIA_PAIR: OpenSSL's BIO pair, as tests/icount; VIA_MEM: kbio declining
  * kTLS; VIA_KTLS: kbio taking the kTLS controls on both sides. */
 static void conn_open(conn *k, SSL_CTX *cctx, SSL_CTX *sctx, int via) {
-  int i, rc = 0, rs = 0;
   k->c = SSL_new(cctx);
   k->s = SSL_new(sctx);
   NEED(k->c && k->s);
@@ -367,17 +367,7 @@ static void conn_open(conn *k, SSL_CTX *cctx, SSL_CTX *sctx, int via) {
   }
   SSL_set_bio(k->c, k->bc, k->bc);
   SSL_set_bio(k->s, k->bs, k->bs);
-  SSL_set_connect_state(k->c);
-  SSL_set_accept_state(k->s);
-  for (i = 0; i < 64 && (rc != 1 || rs != 1); i++) {
-    if (rc != 1)
-      rc = SSL_do_handshake(k->c);
-    if (rs != 1)
-      rs = SSL_do_handshake(k->s);
-  }
-  NEED(rc == 1 && rs == 1);
-  NEED(SSL_read(k->c, plain, 1) <= 0 && SSL_get_error(k->c, -1) == SSL_ERROR_WANT_READ);
-  ERR_clear_error();
+  NEED(ssl_connect_pair(k->c, k->s));
 }
 
 static void conn_free(conn *k) {

@@ -25,7 +25,7 @@ build() { # name, then extra cc arguments
   local name=$1
   shift
   cc -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-    -Wno-unused-parameter -D_GNU_SOURCE -Inative/core -Inative/include -Itests/fuzz \
+    -Wno-unused-parameter -D_GNU_SOURCE -Inative/core -Inative/include -Itests/fuzz -Itests/icount \
     "$@" -o "$OUT/recordpath-$name"
 }
 
