@@ -15,7 +15,8 @@
  *          record path costs when the BIO owns the crypto. Only where
  *          libssl is built with kTLS (OPENSSL_NO_KTLS unset); the peer of
  *          a kTLS side is plain OpenSSL, so every record the BIO seals is
- *          checked by OpenSSL's own decryption.
+ *          checked by OpenSSL's own decryption. After the TLS 1.3 ktls
+ *          regions it prints whether a KeyUpdate's keys reach the BIO.
  * Randomness is the fuzzers' fixed stream: counts repeat exactly.
  *
  *   recordpath [records]      records per region (default 64)
