@@ -13,6 +13,7 @@
 #include "fuzz_driver.h"
 #include "ciphers.h"
 #include "fuzz_keys.h"
+#include "ssl_connect.h"
 
 #include <cpuid.h>
 #include <stdio.h>
@@ -196,24 +197,12 @@ static SSL_CTX *ossl_ctx(EVP_PKEY *pk, X509 *x) {
 
 static void ossl_connection(SSL_CTX *cctx, SSL_CTX *sctx, ossl_conn *k) {
   BIO *bc, *bs;
-  int i, rc = 0, rs = 0;
   k->c = SSL_new(cctx);
   k->s = SSL_new(sctx);
   NEED(k->c && k->s && BIO_new_bio_pair(&bc, BIO_RING, &bs, BIO_RING));
   SSL_set_bio(k->c, bc, bc);
   SSL_set_bio(k->s, bs, bs);
-  SSL_set_connect_state(k->c);
-  SSL_set_accept_state(k->s);
-  for (i = 0; i < 64 && (rc != 1 || rs != 1); i++) {
-    if (rc != 1)
-      rc = SSL_do_handshake(k->c);
-    if (rs != 1)
-      rs = SSL_do_handshake(k->s);
-  }
-  NEED(rc == 1 && rs == 1);
-  /* the server's session tickets reach the client as its first read would */
-  NEED(SSL_read(k->c, plain, 1) <= 0 && SSL_get_error(k->c, -1) == SSL_ERROR_WANT_READ);
-  ERR_clear_error();
+  NEED(ssl_connect_pair(k->c, k->s));
 }
 
 static void ossl_free(ossl_conn *k) {
