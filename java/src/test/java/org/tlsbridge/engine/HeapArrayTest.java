@@ -23,9 +23,7 @@ class HeapArrayTest {
 
     @Test
     void slicesAtPositionsAreReadAndWrittenInPlace() throws Exception {
-        EnginePair p = new EnginePair(Contexts.client(Contexts.TLSBRIDGE),
-                Contexts.server(Contexts.TLSBRIDGE, "ec"), false);
-        p.handshake();
+        EnginePair p = established();
         int net = p.client.getSession().getPacketBufferSize();
         int app = p.server.getSession().getApplicationBufferSize();
         for (int i = 0; i < SIZES.length; i++) {
@@ -48,9 +46,7 @@ class HeapArrayTest {
 
     @Test
     void smallAndLargeRecordsInOneSource() throws Exception {
-        EnginePair p = new EnginePair(Contexts.client(Contexts.TLSBRIDGE),
-                Contexts.server(Contexts.TLSBRIDGE, "ec"), false);
-        p.handshake();
+        EnginePair p = established();
         int net = p.client.getSession().getPacketBufferSize();
         byte[] small = pattern(300, 1);
         byte[] large = pattern(9000, 2);
@@ -72,6 +68,13 @@ class HeapArrayTest {
         System.arraycopy(large, 0, want, small.length, large.length);
         System.arraycopy(small, 0, want, small.length + large.length, small.length);
         assertArrayEquals(want, java.util.Arrays.copyOf(dst.array(), want.length));
+    }
+
+    private static EnginePair established() throws Exception {
+        EnginePair p = new EnginePair(Contexts.client(Contexts.TLSBRIDGE),
+                Contexts.server(Contexts.TLSBRIDGE, "ec"), false);
+        p.handshake();
+        return p;
     }
 
     private static byte[] pattern(int n, int seed) {
