@@ -80,10 +80,15 @@ static int sock_bio_write(BIO *b, const char *in, int len) {
 }
 
 static long sock_bio_ctrl(BIO *b, int cmd, long num, void *ptr) {
-  (void)num, (void)ptr;
+  tb_sock *s = BIO_get_data(b);
+  (void)num;
   switch (cmd) {
   case BIO_CTRL_FLUSH:
     return 1;
+  case BIO_C_GET_FD: /* SSL_get_fd */
+    if (ptr)
+      *(int *)ptr = s->fd;
+    return s->fd;
   case BIO_CTRL_EOF:
     return BIO_test_flags(b, BIO_FLAGS_IN_EOF) != 0;
   default:
