@@ -58,7 +58,9 @@ typedef struct tb_sock {
   atomic_int released;      /* fd, eventfd and SSL are gone (struct lives on) */
   atomic_int shut_in, shut_out;
   pthread_mutex_t mu;       /* held only while inside OpenSSL */
-  int rd_drained;           /* the last recv() left the kernel queue empty (mu) */
+  /* The last recv() left the kernel queue empty, or a handshake flight just
+   * went out: the BIO does not try the kernel, the caller fills (mu). */
+  int rd_drained;
   /* Input received by tb_sock_fill that OpenSSL has not read yet (mu);
    * in_buf itself is written only by the one thread that is `filling`. */
   uint8_t *in_buf;

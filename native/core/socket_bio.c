@@ -47,9 +47,11 @@ static int sock_bio_read(BIO *b, char *out, int len) {
     s->in_err = 0;
     return -1;
   }
-  if (s->filling) {
-    /* another thread is receiving the next bytes: reading the kernel now
-     * would take bytes that come after them */
+  /* Another thread is receiving the next bytes: reading the kernel now
+   * would take bytes that come after them. Or the kernel's queue was empty
+   * at the last recv: this one would most likely fail with EAGAIN, and the
+   * fill every WANT_READ leads to returns at once if bytes came meanwhile. */
+  if (s->filling || s->rd_drained) {
     BIO_set_retry_read(b);
     return -1;
   }
@@ -76,6 +78,10 @@ static int sock_bio_write(BIO *b, const char *in, int len) {
   n = send(s->fd, in, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
     BIO_set_retry_write(b);
+  /* A handshake flight just sent is answered only after the peer has read
+   * it: the read that follows would find nothing. */
+  if (n > 0 && s->e && !(s->e->flags & TB_F_HS_DONE))
+    s->rd_drained = 1;
   return (int)n;
 }
 
@@ -183,7 +189,9 @@ int tb_sock_fill(tb_sock *s, int64_t timeout_ms, tb_error *err) {
     s->in_off = 0;
     s->in_len = (size_t)n;
     s->rd_drained = n < TB_SOCK_INBUF;
-  } else if (n < 0 && e && e != EAGAIN && e != EWOULDBLOCK && e != EINTR) {
+  } else if (n == 0) {
+    s->rd_drained = 0; /* the BIO's own recv then sees the end of stream */
+  } else if (e && e != EAGAIN && e != EWOULDBLOCK && e != EINTR) {
     s->in_err = e;
   }
   pthread_mutex_unlock(&s->mu);

@@ -215,8 +215,9 @@ static uint8_t *begin_call(tb_sock *s, tb_pin_fn pin, void *arg, tb_error *err) 
  * had nothing left at the last recv(), nothing is staged, and OpenSSL holds
  * no bytes of its own (read ahead: whole records, or part of one, may sit
  * in its buffer while the descriptor is not readable, and then waiting
- * could block for good). Saves the recv() that would fail with EAGAIN on
- * every request of a keep-alive connection. */
+ * could block for good). The BIO would refuse to read then too (no recv()
+ * that fails with EAGAIN on every keep-alive request); asking first saves
+ * the SSL_read that would only say so. */
 static int wait_first(tb_sock *s, tb_engine *e) {
   int r;
   lock(s);

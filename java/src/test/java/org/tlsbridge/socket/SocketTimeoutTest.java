@@ -112,6 +112,17 @@ class SocketTimeoutTest {
         throw new IllegalStateException("could not fill the accept queue");
     }
 
+    /** One byte read on a thread of its own. */
+    private static CompletableFuture<Integer> readOneByte(SSLSocket s) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return s.getInputStream().read();
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        }, POOL);
+    }
+
     private static Throwable failureOf(CompletableFuture<?> f, long withinMs) throws Exception {
         try {
             f.get(withinMs, TimeUnit.MILLISECONDS);
@@ -228,13 +239,7 @@ class SocketTimeoutTest {
     void writerWritesWhileReaderIsBlocked() throws Exception {
         SSLSocket[] p = pair();
         SSLSocket c = p[0];
-        CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
-            try {
-                return c.getInputStream().read();
-            } catch (IOException e) {
-                throw new RuntimeException(e);
-            }
-        }, POOL);
+        CompletableFuture<Integer> reader = readOneByte(c);
         Thread.sleep(200);
         assertTrue(!reader.isDone(), "the reader must be blocked");
         CompletableFuture.runAsync(() -> {
@@ -315,13 +320,7 @@ class SocketTimeoutTest {
     void closeWakesReadAndWriteTogether() throws Exception {
         SSLSocket[] p = pair();
         SSLSocket c = p[0];
-        CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
-            try {
-                return c.getInputStream().read();
-            } catch (IOException e) {
-                throw new RuntimeException(e);
-            }
-        }, POOL);
+        CompletableFuture<Integer> reader = readOneByte(c);
         // the peer never reads, so the writer fills both socket buffers and blocks
         CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
             byte[] chunk = new byte[1 << 20];
