@@ -1,6 +1,7 @@
 /* A socket's lifetime: the descriptor, the close signal, the references
- * that keep both alive while any thread is inside a call, and the one wait
- * every blocking operation goes through. */
+ * that keep both alive while any thread is inside a call, and the poll()
+ * every wait but the one for input goes through (that one is a recv():
+ * socket_bio.c). */
 #include "socket.h"
 #include "tb_alloc.h"
 
@@ -73,6 +74,8 @@ static void sock_release(tb_sock *s) {
   if (s->fd >= 0)
     close(s->fd);
   s->fd = -1;
+  free(s->in_buf);
+  s->in_buf = NULL;
 }
 
 void tb_sock_free(tb_sock *s) {
@@ -101,7 +104,8 @@ void tb_sock_leave(tb_sock *s) {
 /* Marks the socket closed, wakes every thread waiting on it and drops the
  * owner's reference; the descriptor closes when the last caller leaves.
  * The wake is shutdown(2), which makes a poll on a connected, connecting or
- * listening TCP socket return at once, as it does for every later poll: no
+ * listening TCP socket, and a recv on a connected one, return at once, as
+ * it does for every later poll or recv: no
  * eventfd per socket (two syscalls to make and close it, a third to signal
  * it). When no other thread is inside a call there is no one to wake, and
  * a thread that enters later sees `closed` (both sides are seq_cst: either

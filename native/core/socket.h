@@ -4,9 +4,12 @@
  * No JNI in this layer.
  *
  * Threads: one reader, one writer, one handshaker at a time, and close()
- * from anywhere. The descriptor is non-blocking; every wait is a poll() on
- * it, which close() ends with shutdown(2), done outside the mutex, which is
- * held only while inside OpenSSL. Each caller holds a reference for the
+ * from anywhere. A connected descriptor is blocking, but OpenSSL only ever
+ * reads and writes it with MSG_DONTWAIT (socket_bio.c), under the mutex,
+ * which is held only while inside OpenSSL. Every wait happens outside the
+ * mutex: for input a blocking recv() into the socket's input buffer
+ * (tb_sock_fill), for anything else a poll(); close() ends both with
+ * shutdown(2). Each caller holds a reference for the
  * length of its call; close() only marks and wakes, and whoever drops the
  * last reference closes the descriptor and frees the SSL, so nothing is
  * ever freed or reused under a thread still inside a call. The small struct
@@ -55,7 +58,16 @@ typedef struct tb_sock {
   atomic_int released;      /* fd, eventfd and SSL are gone (struct lives on) */
   atomic_int shut_in, shut_out;
   pthread_mutex_t mu;       /* held only while inside OpenSSL */
-  int rd_drained;           /* the last read() left the kernel queue empty (mu) */
+  /* The last recv() left the kernel queue empty, or a handshake flight just
+   * went out: the BIO does not try the kernel, the caller fills (mu). */
+  int rd_drained;
+  /* Input received by tb_sock_fill that OpenSSL has not read yet (mu);
+   * in_buf itself is written only by the one thread that is `filling`. */
+  uint8_t *in_buf;
+  size_t in_off, in_len;
+  int in_err;               /* errno of a failed fill, for the BIO to report (mu) */
+  int filling;              /* a thread is blocked in recv() into in_buf (mu) */
+  int64_t rcvtimeo_ms;      /* SO_RCVTIMEO now on the descriptor (the filler's) */
   tb_engine *e;             /* NULL until TLS is attached (never for a listener) */
   /* Addresses known without asking the kernel: [0] local, [1] peer, valid
    * when bit 1 << i of `named` is set. An accepted socket gets its peer from
@@ -84,6 +96,13 @@ void tb_sock_free(tb_sock *s); /* closes if needed; no call may be running */
 /* 1 ready, 0 timed out, -1 closed or failed (err set). deadline 0: none. */
 int tb_sock_wait(tb_sock *s, int what, uint64_t deadline_ns, tb_error *err);
 uint64_t tb_deadline(int64_t timeout_ms);
+
+/* socket_bio.c: OpenSSL's BIO on the descriptor and the wait for input */
+BIO *tb_sock_bio(tb_sock *s); /* NULL: out of memory */
+/* Waits (timeout_ms 0: for ever) until input is staged, or the peer's FIN
+ * or an error is there for the BIO to report: 1; 0 timed out; -1 closed
+ * (err set). Mutex not held. */
+int tb_sock_fill(tb_sock *s, int64_t timeout_ms, tb_error *err);
 
 /* socket_net.c: bind, listen, accept, connect, options, addresses */
 int tb_sock_bind(tb_sock *s, const tb_addr *a, int reuse, tb_error *err);

@@ -4,6 +4,7 @@
 #include "socket.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <netinet/tcp.h>
@@ -143,7 +144,8 @@ tb_sock *tb_sock_accept(tb_sock *s, int64_t timeout_ms, tb_error *err) {
       }
       idle = tb_now_ns() - t0 >= ACCEPT_BUSY_NS;
     }
-    fd = accept4(s->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    /* blocking: the wait for input is a recv() (socket_bio.c) */
+    fd = accept4(s->fd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
     if (fd >= 0) {
       out = tb_sock_wrap(fd, ss.ss_family == AF_INET6 ? AF_INET6 : AF_INET, err);
       if (out)
@@ -174,7 +176,7 @@ int tb_sock_connect(tb_sock *s, const tb_addr *a, int64_t timeout_ms, tb_error *
     return -1;
   if (connect(s->fd, (struct sockaddr *)&ss, len) == 0) {
     rc = 0;
-    goto out;
+    goto connected;
   }
   if (errno != EINPROGRESS && errno != EINTR) {
     soerr = errno;
@@ -191,7 +193,7 @@ int tb_sock_connect(tb_sock *s, const tb_addr *a, int64_t timeout_ms, tb_error *
     soerr = errno;
   if (soerr == 0) {
     rc = 0;
-    goto out;
+    goto connected;
   }
 failed:
   sys_fail(err, soerr == ECONNREFUSED || soerr == ETIMEDOUT || soerr == ENETUNREACH || soerr == EHOSTUNREACH
@@ -200,6 +202,12 @@ failed:
            soerr == ECONNREFUSED ? "Connection refused" : "connect", soerr);
   if (soerr == ECONNREFUSED)
     tb_err_set(err, TB_ERR_CONNECT, "Connection refused");
+  goto out;
+connected:
+  /* non-blocking only for the connect's timeout: the wait for input is a
+   * blocking recv() (socket_bio.c); O_NONBLOCK is the only status flag set */
+  if (fcntl(s->fd, F_SETFL, 0) < 0)
+    rc = sys_fail(err, TB_ERR_SOCKET, "fcntl", errno);
 out:
   tb_sock_leave(s);
   return rc;

@@ -1,8 +1,10 @@
-/* TLS on a socket's own descriptor: OpenSSL reads and writes the fd itself,
- * so the only user-space copy per direction is OpenSSL's own (record buffer
- * <-> caller memory). Each OpenSSL call runs under the socket's mutex on a
- * non-blocking descriptor and never waits; waiting is tb_sock_wait, outside
- * the mutex, so a reader and a writer can both be blocked at once. */
+/* TLS on a socket's own descriptor: OpenSSL reads and writes the fd itself
+ * through socket_bio.c, so the only user-space copies per direction are
+ * OpenSSL's own (record buffer <-> caller memory) and, for bytes that came
+ * in while a thread waited, the input buffer's. Each OpenSSL call runs under
+ * the socket's mutex and never waits; waiting is tb_sock_fill or
+ * tb_sock_wait, outside the mutex, so a reader and a writer can both be
+ * blocked at once. */
 #include "socket.h"
 #include "trace.h"
 
@@ -12,23 +14,9 @@
 #include <time.h>
 #include <openssl/err.h>
 
-/* Remembers whether the descriptor's last read() came back short (or found
- * nothing): the kernel's queue was then empty, so the next read would most
- * likely fail with EAGAIN and cost a syscall before the poll it leads to.
- * The socket BIO is the SSL's rbio and wbio; only reads matter. Runs inside
- * OpenSSL, under the socket's mutex. */
-static long note_read(BIO *b, int oper, const char *argp, size_t len, int argi, long argl, int ret,
-                      size_t *done) {
-  (void)argp, (void)argi, (void)argl;
-  if (oper == (BIO_CB_READ | BIO_CB_RETURN)) {
-    tb_sock *s = (tb_sock *)BIO_get_callback_arg(b);
-    s->rd_drained = !(ret > 0 && done && *done == len);
-  }
-  return ret;
-}
-
 int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
   tb_engine *e;
+  BIO *b;
   if (s->e) {
     tb_err_set(err, TB_ERR_STATE, "TLS is already attached to this socket");
     return -1;
@@ -36,21 +24,20 @@ int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
   e = tb_engine_new(ctx, client, err);
   if (!e)
     return -1;
-  tb_err_reset();
-  /* replaces the engine's memory BIO by a socket BIO that does not own fd */
-  if (!SSL_set_fd(e->ssl, s->fd)) {
-    tb_err_from_openssl(err, TB_ERR_SSL, "SSL_set_fd failed");
+  /* replaces the engine's memory BIOs; the socket BIO does not own fd */
+  b = tb_sock_bio(s);
+  if (!b) {
+    tb_err_set(err, TB_ERR_MEMORY, "out of memory attaching TLS to a socket");
     tb_engine_free(e);
     return -1;
   }
+  SSL_set_bio(e->ssl, b, b);
   e->flags |= TB_F_SOCKET;
   SSL_set_mode(e->ssl, SSL_MODE_AUTO_RETRY);
   /* Read whatever the kernel has in one read() instead of a header and then
    * a body: one syscall less per record. Safe with our loops, which always
    * ask OpenSSL before polling the descriptor. */
   SSL_set_read_ahead(e->ssl, 1);
-  BIO_set_callback_arg(SSL_get_rbio(e->ssl), (char *)s);
-  BIO_set_callback_ex(SSL_get_rbio(e->ssl), note_read);
   s->e = e;
   return 0;
 }
@@ -125,7 +112,7 @@ int tb_sock_handshake(tb_sock *s, int64_t timeout_ms, void *glue, tb_error *err)
     if (step < 0)
       break;
     /* the timeout applies to each wait for the peer, as SO_TIMEOUT does */
-    w = tb_sock_wait(s, what, tb_deadline(timeout_ms), err);
+    w = what == TB_WAIT_READ ? tb_sock_fill(s, timeout_ms, err) : tb_sock_wait(s, what, tb_deadline(timeout_ms), err);
     if (w < 0)
       break;
     if (w == 0) {
@@ -224,23 +211,24 @@ static uint8_t *begin_call(tb_sock *s, tb_pin_fn pin, void *arg, tb_error *err) 
   return p;
 }
 
-/* Whether a read should wait for the descriptor before calling OpenSSL: the
- * kernel had nothing left at the last read() and OpenSSL holds no bytes of
- * its own (read ahead: whole records, or part of one, may sit in its buffer
- * while the descriptor is not readable, and then waiting could block for
- * good). Saves the read() that would fail with EAGAIN on every request of
- * a keep-alive connection. */
+/* Whether a read should wait for input before calling OpenSSL: the kernel
+ * had nothing left at the last recv(), nothing is staged, and OpenSSL holds
+ * no bytes of its own (read ahead: whole records, or part of one, may sit
+ * in its buffer while the descriptor is not readable, and then waiting
+ * could block for good). The BIO would refuse to read then too (no recv()
+ * that fails with EAGAIN on every keep-alive request); asking first saves
+ * the SSL_read that would only say so. */
 static int wait_first(tb_sock *s, tb_engine *e) {
   int r;
   lock(s);
-  r = s->rd_drained && !SSL_has_pending(e->ssl) && !atomic_load(&s->closed);
+  r = s->rd_drained && s->in_len == s->in_off && !s->in_err && !SSL_has_pending(e->ssl) &&
+      !atomic_load(&s->closed);
   unlock(s);
   return r;
 }
 
 long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_t len, int64_t timeout_ms,
                   tb_error *err) {
-  uint64_t deadline = tb_deadline(timeout_ms);
   long out = TB_SOCK_ERR;
   int waited = 0;
   tb_engine *e;
@@ -262,7 +250,7 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
     }
     if (!waited && wait_first(s, e)) {
       waited = 1;
-      w = tb_sock_wait(s, TB_WAIT_READ, deadline, err);
+      w = tb_sock_fill(s, timeout_ms, err);
       if (w < 0)
         break;
       if (w == 0) {
@@ -306,7 +294,9 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
         out = TB_SOCK_EOF;
       break;
     }
-    w = tb_sock_wait(s, se == SSL_ERROR_WANT_WRITE ? TB_WAIT_WRITE : TB_WAIT_READ, deadline, err);
+    /* the timeout applies to each wait for the peer, as SO_TIMEOUT does */
+    w = se == SSL_ERROR_WANT_WRITE ? tb_sock_wait(s, TB_WAIT_WRITE, tb_deadline(timeout_ms), err)
+                                   : tb_sock_fill(s, timeout_ms, err);
     if (w < 0)
       break;
     if (w == 0) {
@@ -373,7 +363,7 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
     }
     if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
       break;
-    w = tb_sock_wait(s, se == SSL_ERROR_WANT_READ ? TB_WAIT_READ : TB_WAIT_WRITE, 0, err);
+    w = se == SSL_ERROR_WANT_READ ? tb_sock_fill(s, 0, err) : tb_sock_wait(s, TB_WAIT_WRITE, 0, err);
     if (w < 0)
       break;
   }

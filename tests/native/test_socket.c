@@ -92,6 +92,19 @@ static void *two_records_client(void *arg) {
   return NULL;
 }
 
+/* Writes "late" well after the server's first read timed out. */
+static void *late_client(void *arg) {
+  tb_error err;
+  char buf[4];
+  tb_sock *c = connect_client();
+  (void)arg;
+  usleep(400000);
+  CHECK(wr(c, "late", 4, &err) == 4);
+  CHECK(rd(c, buf, 3, 5000, &err) == 3 && memcmp(buf, "bye", 3) == 0);
+  tb_sock_free(c);
+  return NULL;
+}
+
 static void names_match_kernel(tb_sock *s) {
   for (int peer = 0; peer < 2; peer++) {
     tb_error err;
@@ -184,6 +197,17 @@ int main(void) {
   CHECK(rd(s, buf, sizeof buf, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
   CHECK(ms_since(t0) >= 99 && ms_since(t0) < 1000);
   CHECK(wr(s, "done", 4, &err) == 4);
+  pthread_join(client, NULL);
+  tb_sock_free(s);
+
+  /* the wait for input is a recv() under SO_RCVTIMEO: a read without a
+   * timeout after one that timed out waits as long as it takes */
+  pthread_create(&client, NULL, late_client, NULL);
+  s = tb_sock_accept(l, 5000, &err);
+  CHECK(s && tb_sock_attach(s, ctx, 0, &err) == 0 && handshake(s, key) == 0);
+  CHECK(rd(s, buf, 4, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
+  CHECK(rd(s, buf, 4, 0, &err) == 4 && memcmp(buf, "late", 4) == 0);
+  CHECK(wr(s, "bye", 3, &err) == 3);
   pthread_join(client, NULL);
   tb_sock_free(s);
 

@@ -112,6 +112,17 @@ class SocketTimeoutTest {
         throw new IllegalStateException("could not fill the accept queue");
     }
 
+    /** One byte read on a thread of its own. */
+    private static CompletableFuture<Integer> readOneByte(SSLSocket s) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return s.getInputStream().read();
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        }, POOL);
+    }
+
     private static Throwable failureOf(CompletableFuture<?> f, long withinMs) throws Exception {
         try {
             f.get(withinMs, TimeUnit.MILLISECONDS);
@@ -199,6 +210,53 @@ class SocketTimeoutTest {
         assertEquals(3, p[1].getInputStream().read());
     }
 
+    /** SO_TIMEOUT set between reads governs the next wait: none after a timed-out read, then a longer one. */
+    @Test
+    void timeoutChangedAfterAnExpiredRead() throws Exception {
+        SSLSocket[] p = pair();
+        p[0].setSoTimeout(T);
+        InputStream in = p[0].getInputStream();
+        assertThrows(SocketTimeoutException.class, () -> in.read());
+        p[0].setSoTimeout(0);
+        CompletableFuture<Void> late = CompletableFuture.runAsync(() -> {
+            try {
+                Thread.sleep(3 * T);
+                p[1].getOutputStream().write(5);
+            } catch (IOException | InterruptedException e) {
+                throw new RuntimeException(e);
+            }
+        }, POOL);
+        assertEquals(5, in.read(), "no timeout any more: the read waits for the late byte");
+        late.get(5, TimeUnit.SECONDS);
+        p[0].setSoTimeout(2 * T);
+        long t0 = System.nanoTime();
+        assertThrows(SocketTimeoutException.class, () -> in.read());
+        assertTimely(t0, 2 * T);
+    }
+
+    /** A writer is never held up by a reader blocked waiting for the peer; the reader then gets its byte. */
+    @Test
+    void writerWritesWhileReaderIsBlocked() throws Exception {
+        SSLSocket[] p = pair();
+        SSLSocket c = p[0];
+        CompletableFuture<Integer> reader = readOneByte(c);
+        Thread.sleep(200);
+        assertTrue(!reader.isDone(), "the reader must be blocked");
+        CompletableFuture.runAsync(() -> {
+            try {
+                c.getOutputStream().write(new byte[] {7, 8});
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        }, POOL).get(5, TimeUnit.SECONDS);
+        InputStream peer = p[1].getInputStream();
+        assertEquals(7, peer.read());
+        assertEquals(8, peer.read());
+        assertTrue(!reader.isDone(), "the reader still waits");
+        p[1].getOutputStream().write(9);
+        assertEquals(9, reader.get(5, TimeUnit.SECONDS));
+    }
+
     @Test
     void handshakeTimesOut() throws Exception {
         ServerSocket silent = keep(new ServerSocket(0, 5, InetAddress.getLoopbackAddress()));
@@ -262,13 +320,7 @@ class SocketTimeoutTest {
     void closeWakesReadAndWriteTogether() throws Exception {
         SSLSocket[] p = pair();
         SSLSocket c = p[0];
-        CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
-            try {
-                return c.getInputStream().read();
-            } catch (IOException e) {
-                throw new RuntimeException(e);
-            }
-        }, POOL);
+        CompletableFuture<Integer> reader = readOneByte(c);
         // the peer never reads, so the writer fills both socket buffers and blocks
         CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
             byte[] chunk = new byte[1 << 20];
