@@ -341,6 +341,13 @@ static void queue_close_notify(tb_engine *e) {
   if (e->flags & TB_F_HS_DONE) {
     ERR_clear_error();
     SSL_shutdown(e->ssl);
+    /* close_notify is in our queue now. Servers like Tomcat close after it
+     * without reading the peer's, so the SSL lives on until the Cleaner
+     * frees it after a GC, on another thread: its ~35 KB of record buffers
+     * go back now, on the thread that allocated them. A later unwrap (the
+     * peer may still send) allocates a read buffer again; OpenSSL keeps
+     * both if a record is half read or written. */
+    SSL_free_buffers(e->ssl);
     ERR_clear_error();
   }
 }

@@ -153,6 +153,60 @@ class ContractTest {
         assertEquals(0, r.bytesProduced());
     }
 
+    /**
+     * A server that has sent close_notify (as Tomcat does before closing)
+     * still reads what the client sends meanwhile: the engine hands its
+     * record buffers back to OpenSSL at close_notify, so the read buffer is
+     * allocated again here, including for a record that arrives in pieces.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"TLSv1.3", "TLSv1.2"})
+    void readsAfterItsOwnCloseNotify(String protocol) throws Exception {
+        EnginePair p = pair(protocol);
+        byte[] before = new byte[3000];
+        Arrays.fill(before, (byte) 'b');
+        ByteBuffer early = ByteBuffer.allocate(p.client.getSession().getPacketBufferSize());
+        p.client.wrap(ByteBuffer.wrap(before), early);
+        early.flip();
+        // half a record reaches the server before it closes
+        ByteBuffer half = early.duplicate();
+        half.limit(early.position() + early.remaining() / 2);
+        ByteBuffer app = ByteBuffer.allocate(p.server.getSession().getApplicationBufferSize());
+        SSLEngineResult r = p.server.unwrap(half, app);
+        assertEquals(Status.BUFFER_UNDERFLOW, r.getStatus());
+        early.position(early.position() + r.bytesConsumed());
+
+        p.server.closeOutbound();
+        ByteBuffer notify = ByteBuffer.allocate(p.server.getSession().getPacketBufferSize());
+        r = p.server.wrap(ByteBuffer.allocate(0), notify);
+        assertEquals(Status.CLOSED, r.getStatus());
+        assertTrue(p.server.isOutboundDone());
+        assertFalse(p.server.isInboundDone());
+
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        while (early.hasRemaining()) {
+            app.clear();
+            r = p.server.unwrap(early, app);
+            assertEquals(Status.OK, r.getStatus());
+            got.write(app.array(), 0, app.position());
+        }
+        assertArrayEquals(before, got.toByteArray());
+        byte[] after = new byte[40_000];
+        for (int i = 0; i < after.length; i++) {
+            after[i] = (byte) (i * 31 + 7);
+        }
+        assertArrayEquals(after, p.send(p.client, after));
+        assertFalse(p.server.isInboundDone());
+
+        p.client.closeOutbound();
+        ByteBuffer bye = ByteBuffer.allocate(p.client.getSession().getPacketBufferSize());
+        assertEquals(Status.CLOSED, p.client.wrap(ByteBuffer.allocate(0), bye).getStatus());
+        bye.flip();
+        app.clear();
+        assertEquals(Status.CLOSED, p.server.unwrap(bye, app).getStatus());
+        assertTrue(p.server.isInboundDone());
+    }
+
     @Test
     void closeNotifyBothWays() throws Exception {
         EnginePair p = pair("TLSv1.2");
