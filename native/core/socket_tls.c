@@ -14,6 +14,14 @@
 #include <time.h>
 #include <openssl/err.h>
 
+/* Waits for what OpenSSL asked of the peer, outside the mutex: input in the
+ * one blocking recv() (tb_sock_fill), room to write in a poll(). The timeout
+ * (0: none) applies to each wait, as SO_TIMEOUT does. */
+static int await_peer(tb_sock *s, int what, int64_t timeout_ms, tb_error *err) {
+  return what == TB_WAIT_READ ? tb_sock_fill(s, timeout_ms, err)
+                              : tb_sock_wait(s, what, tb_deadline(timeout_ms), err);
+}
+
 int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
   tb_engine *e;
   BIO *b;
@@ -34,9 +42,9 @@ int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
   SSL_set_bio(e->ssl, b, b);
   e->flags |= TB_F_SOCKET;
   SSL_set_mode(e->ssl, SSL_MODE_AUTO_RETRY);
-  /* Read whatever the kernel has in one read() instead of a header and then
+  /* Read whatever the kernel has in one recv() instead of a header and then
    * a body: one syscall less per record. Safe with our loops, which always
-   * ask OpenSSL before polling the descriptor. */
+   * ask OpenSSL before waiting for input. */
   SSL_set_read_ahead(e->ssl, 1);
   s->e = e;
   return 0;
@@ -111,8 +119,7 @@ int tb_sock_handshake(tb_sock *s, int64_t timeout_ms, void *glue, tb_error *err)
     }
     if (step < 0)
       break;
-    /* the timeout applies to each wait for the peer, as SO_TIMEOUT does */
-    w = what == TB_WAIT_READ ? tb_sock_fill(s, timeout_ms, err) : tb_sock_wait(s, what, tb_deadline(timeout_ms), err);
+    w = await_peer(s, what, timeout_ms, err);
     if (w < 0)
       break;
     if (w == 0) {
@@ -294,9 +301,7 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
         out = TB_SOCK_EOF;
       break;
     }
-    /* the timeout applies to each wait for the peer, as SO_TIMEOUT does */
-    w = se == SSL_ERROR_WANT_WRITE ? tb_sock_wait(s, TB_WAIT_WRITE, tb_deadline(timeout_ms), err)
-                                   : tb_sock_fill(s, timeout_ms, err);
+    w = await_peer(s, se == SSL_ERROR_WANT_WRITE ? TB_WAIT_WRITE : TB_WAIT_READ, timeout_ms, err);
     if (w < 0)
       break;
     if (w == 0) {
@@ -363,7 +368,7 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
     }
     if (se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
       break;
-    w = se == SSL_ERROR_WANT_READ ? tb_sock_fill(s, 0, err) : tb_sock_wait(s, TB_WAIT_WRITE, 0, err);
+    w = await_peer(s, se == SSL_ERROR_WANT_READ ? TB_WAIT_READ : TB_WAIT_WRITE, 0, err);
     if (w < 0)
       break;
   }
