@@ -196,6 +196,12 @@ def per_request(server, n, newconn):
     return {k: (b.get(k, 0) - a.get(k, 0)) / n for k in set(a) | set(b)}
 
 
+def total(per_scenario):
+    """Syscalls per request of one server and scenario, {syscall: count};
+    keys in parentheses (the JVM's own threads) are shown, never counted."""
+    return sum(v for k, v in per_scenario.items() if not k.startswith("("))
+
+
 def table(results, scenario):
     cols = list(results)
     kinds = sorted({k for r in results.values() for k in r[scenario] if not k.startswith("(")},
@@ -206,7 +212,7 @@ def table(results, scenario):
         if all(abs(v) < 0.005 for v in vals):
             continue
         lines.append(f"| {k} | " + " | ".join(f"{v:.2f}" for v in vals) + " |")
-    tot = [sum(v for k, v in results[c][scenario].items() if not k.startswith("(")) for c in cols]
+    tot = [total(results[c][scenario]) for c in cols]
     lines.append("| **total** | " + " | ".join(f"**{v:.2f}**" for v in tot) + " |")
     ex = [results[c][scenario].get("(excluded JVM threads)", 0) for c in cols]
     lines.append("| (JVM threads, not counted) | " + " | ".join(f"{v:.2f}" for v in ex) + " |")

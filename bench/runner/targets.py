@@ -8,6 +8,7 @@ in this run, with the reason)."""
 import statistics
 
 import jmh
+import syscalls
 
 def find(results, variant, mode, size, suite):
     for c in results["cells"]:
@@ -233,7 +234,7 @@ def tax_line(r, label, mode, size, suite, factor):
 # Item 3's syscall counts (bench/runner/syscalls.py, results["syscalls"]).
 def _sys_total(s, server, scenario):
     per = ((s or {}).get("per_request") or {}).get(server, {}).get(scenario)
-    return None if per is None else sum(v for k, v in per.items() if not k.startswith("("))
+    return None if per is None else syscalls.total(per)
 
 
 def syscall_lines(r):

@@ -235,10 +235,11 @@ if timeout 300 python3 bench/runner/syscalls.py --servers tlsbridge --n 100 --wa
     --json "$WORK/syscalls.json" >"$WORK/syscalls.out" 2>&1; then
   read -r total split < <(python3 - "$WORK/syscalls.json" <<'PY'
 import json, sys
+sys.path.insert(0, "bench/runner")
+import syscalls
 ka = json.load(open(sys.argv[1]))["per_request"]["tlsbridge"]["keep-alive"]
-calls = {k: v for k, v in ka.items() if not k.startswith("(")}
-print(f"{sum(calls.values()):.2f}", ",".join(f"{k}={v:.2f}" for k, v in sorted(calls.items(), key=lambda kv: -kv[1])
-                                           if abs(v) >= 0.005))
+print(f"{syscalls.total(ka):.2f}", ",".join(f"{k}={v:.2f}" for k, v in sorted(ka.items(), key=lambda kv: -kv[1])
+                                            if not k.startswith("(") and abs(v) >= 0.005))
 PY
 )
   if [[ -n $total ]] && awk -v t="$total" 'BEGIN{exit !(t <= 2.5)}'; then
