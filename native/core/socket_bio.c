@@ -134,17 +134,22 @@ BIO *tb_sock_bio(tb_sock *s) {
   return b;
 }
 
-/* SO_RCVTIMEO follows the caller's timeout; only the filler touches it. */
-static void set_timeout(tb_sock *s, int64_t timeout_ms) {
+/* SO_RCVTIMEO follows the caller's timeout; only the filler touches it.
+ * Returns 0, or the errno of a failed setsockopt: the old timeout would then
+ * stay in force and a read could wait longer than asked, so the caller
+ * fails the read instead. */
+static int set_timeout(tb_sock *s, int64_t timeout_ms) {
   struct timeval tv;
   if (timeout_ms < 0)
     timeout_ms = 0;
   if (timeout_ms == s->rcvtimeo_ms)
-    return;
+    return 0;
   tv.tv_sec = (time_t)(timeout_ms / 1000);
   tv.tv_usec = (suseconds_t)(timeout_ms % 1000) * 1000;
-  if (setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0)
-    s->rcvtimeo_ms = timeout_ms;
+  if (setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+    return errno;
+  s->rcvtimeo_ms = timeout_ms;
+  return 0;
 }
 
 static int closed_err(tb_error *err) {
@@ -176,8 +181,13 @@ int tb_sock_fill(tb_sock *s, int64_t timeout_ms, tb_error *err) {
   if (atomic_load(&s->closed)) {
     n = -1;
     e = 0;
+  } else if ((e = set_timeout(s, timeout_ms)) != 0) {
+    pthread_mutex_lock(&s->mu);
+    s->filling = 0;
+    pthread_mutex_unlock(&s->mu);
+    tb_err_set(err, TB_ERR_SOCKET, "setsockopt(SO_RCVTIMEO): %s", strerror(e));
+    return -1;
   } else {
-    set_timeout(s, timeout_ms);
     do
       n = recv(s->fd, s->in_buf, TB_SOCK_INBUF, 0);
     while (n < 0 && errno == EINTR && !atomic_load(&s->closed));

@@ -234,6 +234,21 @@ int main(void) {
   pthread_join(client, NULL);
   tb_sock_free(s2);
 
+  /* a timeout the kernel refuses fails the read rather than leaving the
+   * old one in force: a pipe is not a socket, so SO_RCVTIMEO fails */
+  {
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    s = tb_sock_wrap(fds[0], AF_INET, &err);
+    CHECK(s != NULL);
+    memset(&err, 0, sizeof err);
+    CHECK(tb_sock_fill(s, 100, &err) == -1 && err.kind == TB_ERR_SOCKET);
+    CHECK(strstr(err.msg, "SO_RCVTIMEO") != NULL);
+    CHECK(s->filling == 0); /* a later read is not locked out */
+    tb_sock_free(s);
+    close(fds[1]);
+  }
+
   tb_sock_free(l);
   tb_keymat_free(key);
   tb_ctx_free(ctx);
