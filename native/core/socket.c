@@ -43,7 +43,7 @@ tb_sock *tb_sock_new(int family, tb_error *err) {
   }
   fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    tb_err_set(err, TB_ERR_SOCKET, "socket: %s", strerror(errno));
+    tb_sock_sys_fail(err, TB_ERR_SOCKET, "socket", errno);
     return NULL;
   }
   if (family == AF_INET6) {
@@ -54,6 +54,11 @@ tb_sock *tb_sock_new(int family, tb_error *err) {
   if (!s)
     close(fd);
   return s;
+}
+
+int tb_sock_sys_fail(tb_error *err, int kind, const char *what, int code) {
+  tb_err_set(err, kind, "%s: %s", what, strerror(code));
+  return -1;
 }
 
 tb_sock *tb_sock_wrap(int fd, int family, tb_error *err) {
@@ -143,8 +148,7 @@ int tb_sock_wait(tb_sock *s, int what, uint64_t deadline_ns, tb_error *err) {
     if (rc < 0) {
       if (errno == EINTR)
         continue;
-      tb_err_set(err, TB_ERR_SOCKET, "poll: %s", strerror(errno));
-      return -1;
+      return tb_sock_sys_fail(err, TB_ERR_SOCKET, "poll", errno);
     }
     if (atomic_load(&s->closed)) {
       tb_err_set(err, TB_ERR_SOCKET, "Socket closed");

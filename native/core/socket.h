@@ -96,12 +96,14 @@ void tb_sock_free(tb_sock *s); /* closes if needed; no call may be running */
 /* 1 ready, 0 timed out, -1 closed or failed (err set). deadline 0: none. */
 int tb_sock_wait(tb_sock *s, int what, uint64_t deadline_ns, tb_error *err);
 uint64_t tb_deadline(int64_t timeout_ms);
+/* err = "<what>: <strerror(code)>" of the given kind; returns -1 */
+int tb_sock_sys_fail(tb_error *err, int kind, const char *what, int code);
 
 /* socket_bio.c: OpenSSL's BIO on the descriptor and the wait for input */
 BIO *tb_sock_bio(tb_sock *s); /* NULL: out of memory */
 /* Waits (timeout_ms 0: for ever) until input is staged, or the peer's FIN
- * or an error is there for the BIO to report: 1; 0 timed out; -1 closed
- * (err set). Mutex not held. */
+ * or an error is there for the BIO to report: 1; 0 timed out; -1 closed,
+ * or the timeout could not be set (err set). Mutex not held. */
 int tb_sock_fill(tb_sock *s, int64_t timeout_ms, tb_error *err);
 
 /* socket_net.c: bind, listen, accept, connect, options, addresses */

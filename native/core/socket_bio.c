@@ -185,8 +185,7 @@ int tb_sock_fill(tb_sock *s, int64_t timeout_ms, tb_error *err) {
     pthread_mutex_lock(&s->mu);
     s->filling = 0;
     pthread_mutex_unlock(&s->mu);
-    tb_err_set(err, TB_ERR_SOCKET, "setsockopt(SO_RCVTIMEO): %s", strerror(e));
-    return -1;
+    return tb_sock_sys_fail(err, TB_ERR_SOCKET, "setsockopt(SO_RCVTIMEO)", e);
   } else {
     do
       n = recv(s->fd, s->in_buf, TB_SOCK_INBUF, 0);

@@ -51,11 +51,6 @@ static void from_sockaddr(const struct sockaddr_storage *ss, tb_addr *a) {
   }
 }
 
-static int sys_fail(tb_error *err, int kind, const char *what, int code) {
-  tb_err_set(err, kind, "%s: %s", what, strerror(code));
-  return -1;
-}
-
 int tb_sock_bind(tb_sock *s, const tb_addr *a, int reuse, tb_error *err) {
   struct sockaddr_storage ss;
   socklen_t len = to_sockaddr(s, a, &ss);
@@ -69,7 +64,7 @@ int tb_sock_bind(tb_sock *s, const tb_addr *a, int reuse, tb_error *err) {
   if (reuse)
     setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof reuse);
   if (bind(s->fd, (struct sockaddr *)&ss, len) < 0)
-    rc = sys_fail(err, errno == EADDRINUSE || errno == EADDRNOTAVAIL || errno == EACCES ? TB_ERR_BIND
+    rc = tb_sock_sys_fail(err, errno == EADDRINUSE || errno == EADDRNOTAVAIL || errno == EACCES ? TB_ERR_BIND
                                                                                         : TB_ERR_SOCKET,
                   "bind", errno);
   tb_sock_leave(s);
@@ -81,7 +76,7 @@ int tb_sock_listen(tb_sock *s, int backlog, tb_error *err) {
   if (tb_sock_enter(s, err) < 0)
     return -1;
   if (listen(s->fd, backlog > 0 ? backlog : 50) < 0)
-    rc = sys_fail(err, TB_ERR_SOCKET, "listen", errno);
+    rc = tb_sock_sys_fail(err, TB_ERR_SOCKET, "listen", errno);
   tb_sock_leave(s);
   return rc;
 }
@@ -155,7 +150,7 @@ tb_sock *tb_sock_accept(tb_sock *s, int64_t timeout_ms, tb_error *err) {
     if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
       continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      sys_fail(err, TB_ERR_SOCKET, "accept", errno);
+      tb_sock_sys_fail(err, TB_ERR_SOCKET, "accept", errno);
       break;
     }
     idle = 1;
@@ -196,7 +191,7 @@ int tb_sock_connect(tb_sock *s, const tb_addr *a, int64_t timeout_ms, tb_error *
     goto connected;
   }
 failed:
-  sys_fail(err, soerr == ECONNREFUSED || soerr == ETIMEDOUT || soerr == ENETUNREACH || soerr == EHOSTUNREACH
+  tb_sock_sys_fail(err, soerr == ECONNREFUSED || soerr == ETIMEDOUT || soerr == ENETUNREACH || soerr == EHOSTUNREACH
                     ? TB_ERR_CONNECT
                     : TB_ERR_SOCKET,
            soerr == ECONNREFUSED ? "Connection refused" : "connect", soerr);
@@ -207,7 +202,7 @@ connected:
   /* non-blocking only for the connect's timeout: the wait for input is a
    * blocking recv() (socket_bio.c); O_NONBLOCK is the only status flag set */
   if (fcntl(s->fd, F_SETFL, 0) < 0)
-    rc = sys_fail(err, TB_ERR_SOCKET, "fcntl", errno);
+    rc = tb_sock_sys_fail(err, TB_ERR_SOCKET, "fcntl", errno);
 out:
   tb_sock_leave(s);
   return rc;
@@ -246,7 +241,7 @@ int tb_sock_setopt(tb_sock *s, int opt, int value, tb_error *err) {
     return -1;
   }
   if (rc < 0)
-    sys_fail(err, TB_ERR_SOCKET, "setsockopt", errno);
+    tb_sock_sys_fail(err, TB_ERR_SOCKET, "setsockopt", errno);
   tb_sock_leave(s);
   return rc < 0 ? -1 : 0;
 }
@@ -274,7 +269,7 @@ int tb_sock_getopt(tb_sock *s, int opt, int *value, tb_error *err) {
     return -1;
   }
   if (rc < 0)
-    sys_fail(err, TB_ERR_SOCKET, "getsockopt", errno);
+    tb_sock_sys_fail(err, TB_ERR_SOCKET, "getsockopt", errno);
   tb_sock_leave(s);
   return rc < 0 ? -1 : 0;
 }
@@ -293,7 +288,7 @@ int tb_sock_name(tb_sock *s, int peer, tb_addr *a, tb_error *err) {
   memset(&ss, 0, sizeof ss);
   rc = peer ? getpeername(s->fd, (struct sockaddr *)&ss, &len) : getsockname(s->fd, (struct sockaddr *)&ss, &len);
   if (rc < 0)
-    sys_fail(err, TB_ERR_SOCKET, peer ? "getpeername" : "getsockname", errno);
+    tb_sock_sys_fail(err, TB_ERR_SOCKET, peer ? "getpeername" : "getsockname", errno);
   else
     from_sockaddr(&ss, a);
   tb_sock_leave(s);
@@ -311,7 +306,7 @@ int tb_sock_shutdown(tb_sock *s, int out, tb_error *err) {
     atomic_store(&s->shut_in, 1);
   rc = shutdown(s->fd, out ? SHUT_WR : SHUT_RD);
   if (rc < 0 && errno != ENOTCONN)
-    sys_fail(err, TB_ERR_SOCKET, "shutdown", errno);
+    tb_sock_sys_fail(err, TB_ERR_SOCKET, "shutdown", errno);
   else
     rc = 0;
   tb_sock_leave(s);
