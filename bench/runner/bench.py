@@ -525,15 +525,15 @@ def profile_jmh(results, ctx, o, work):
     out = results["jmh"].setdefault("profiles", {})
     for t in report.targets(results):
         spec = t.get("jmh")
-        if t["status"] != "MISS" or not spec:
+        if not targets.missed(t) or not spec:
             continue
         for side, prov in (("ours", "TLSBridge"), ("theirs", "SunJSSE")):
-            if not profiles_left(o):
-                log(f"  profile of JMH {spec['bench']} {prov} skipped: --profile-max {o.profile_max} reached")
+            if PHASES.get("perf profile jmh", (0, 0))[1] >= plan.jmh_profiles(o):
+                log(f"  profile of JMH {spec['bench']} {prov} skipped: {plan.jmh_profiles(o)} JMH profiles taken")
                 continue
             params = dict(spec["params"], provider=prov)
             tag = "jmh-" + spec["bench"] + "-" + "-".join(v for _, v in sorted(params.items()))
-            with phase("perf profile one"):
+            with phase("perf profile jmh"):
                 pr = jmh.profile(ctx, ctx.perf, spec["bench"], params, o.profile_seconds, work, tag)
             out.setdefault(t["target"], {})[side] = dict(pr, variant=f"{prov} (JMH)", jmh=True)
             log(f"  profile {tag}: " + (f"{pr['samples']} samples" if pr.get("ok") else f"failed: {pr.get('error')}"))

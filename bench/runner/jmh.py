@@ -21,7 +21,9 @@ def run(ctx, quick, workdir, log):
         shape = ["-f", "1", "-wi", "1", "-w", "2s", "-i", "1", "-r", "2s", "-p", "size=1024", "-p", "buffers=heap",
                  "-p", "key=rsa"]
     else:
-        shape = ["-f", "1", "-wi", "3", "-w", "2s", "-i", "4", "-r", "1s"]
+        # 7 measured iterations: item 4 is judged on iteration-by-iteration
+        # ratios (pairs), at least 7 of them as for the paired cells
+        shape = ["-f", "1", "-wi", "3", "-w", "2s", "-i", str(PAIRS), "-r", "1s"]
     cmd = procs.pinned(procs.SERVER_CPU, [ctx.java["17"], "-cp", cp, "org.openjdk.jmh.Main"] + shape +
                        ["-jvmArgs", " ".join(variants.JVM_FLAGS), "-rf", "json", "-rff", out,
                         "WrapUnwrapBench", "HandshakeBench"])
@@ -39,6 +41,24 @@ def run(ctx, quick, workdir, log):
                      "params": b.get("params", {}), "score": m["score"], "error": m.get("scoreError"),
                      "unit": m["scoreUnit"], "raw": m.get("rawData")})
     return {"available": True, "ok": True, "command": cmd, "results": rows, "mode": "quick" if quick else "full"}
+
+
+PAIRS = 7
+
+
+def pair_ratios(res, bench, params, num="TLSBridge", den="SunJSSE"):
+    """Iteration i of num over iteration i of den (the last n of each, n the
+    shorter): JMH runs one provider's iterations after the other's, so
+    these are not interleaved pairs, but their spread shows how far one
+    run's score can be trusted."""
+    def raw(p):
+        for r in res.get("results", []):
+            if r["benchmark"].endswith(bench) and all(r["params"].get(k) == v for k, v in {**params, "provider": p}.items()):
+                return [x for fork in (r.get("raw") or []) for x in fork]
+        return []
+    a, b = raw(num), raw(den)
+    n = min(len(a), len(b))
+    return [x / y for x, y in zip(a[len(a) - n:], b[len(b) - n:]) if y] if n else []
 
 
 def ratio(res, bench, params, num="TLSBridge", den="SunJSSE"):

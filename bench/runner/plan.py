@@ -92,10 +92,18 @@ def build(opts):
 # (wrk / siege), the probe's attach and calibration, a profile's perf
 # start, jcmd and perf script.
 COST = {"start": 1.5, "stop": 2.0, "wrk": 0.2, "siege": 0.5, "probe": 0.6, "profile": 2.0,
-        "jmh_full": 200.0, "jmh_quick": 25.0, "icount": 15.0, "syscalls": 100.0}
+        "jmh_full": 250.0, "jmh_quick": 25.0, "jmh_profile": 12.0, "icount": 15.0, "syscalls": 100.0}
 # profiles a full run takes at most (its --profile-max): the four always
 # taken plus the cells of the missed targets, item 1's first
 FULL_PROFILES = 20
+# the JMH targets' profiles (2 targets x tlsbridge and SunJSSE) have their
+# own budget: the cells' profiles, taken first, used to exhaust the shared
+# one and leave item 4's misses without a profile
+JMH_PROFILES = 4
+
+
+def jmh_profiles(opts):
+    return 0 if opts.quick or opts.profile == "off" else JMH_PROFILES
 
 
 def _load(mode, seconds):
@@ -148,6 +156,7 @@ def estimate_seconds(groups, variants, opts, parts=None):
         add("perf profiles", n * (_load("keepalive", opts.profile_seconds + 1) + COST["profile"]))
     if opts.jmh == "on":
         add("JMH", COST["jmh_quick" if opts.quick else "jmh_full"])
+        add("perf profiles", jmh_profiles(opts) * COST["jmh_profile"])
     if opts.icount == "on":
         add("instruction counts", COST["icount"])
     if getattr(opts, "syscalls", "off") == "on":

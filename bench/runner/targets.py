@@ -297,8 +297,25 @@ def _jmh_line(j, name, bench, params, factor, stretch=None):
     ratio, a, b = jmh.ratio(j, bench, params)
     if ratio is None:
         return {"target": name, "status": "N/A", "detail": "not measured in this run"}
-    return {"target": name, "status": "PASS" if ratio >= factor else "MISS",
-            "detail": f"TLSBridge {a:,.0f} vs SunJSSE {b:,.0f} ops/s: {ratio:.2f}x (need >= {factor:.1f}x"
-                      + (f"; stretch {stretch:.1f}x: {'reached' if ratio >= stretch else 'not reached'}" if stretch else "")
-                      + ")",
-            "ours": a, "theirs": b, "jmh": {"bench": bench, "params": params}}
+    status = "PASS" if ratio >= factor else "MISS"
+    extra = {}
+    detail = f"TLSBridge {a:,.0f} vs SunJSSE {b:,.0f} ops/s: {ratio:.2f}x"
+    pairs = jmh.pair_ratios(j, bench, params)
+    if len(pairs) > 1:
+        # as for the paired cells: the verdict stands only when every
+        # iteration pair agrees with it
+        lo, hi = min(pairs), max(pairs)
+        ok = [x >= factor for x in pairs]
+        median_status = status
+        status = "NOISY" if any(ok) and not all(ok) else status
+        detail += f" [{lo:.2f}–{hi:.2f} over {len(pairs)} iteration pairs]"
+        extra = {"ratio_min": lo, "ratio_max": hi, "pairs": len(pairs), "median_status": median_status}
+    detail += (f" (need >= {factor:.1f}x"
+               + (f"; stretch {stretch:.1f}x: {'reached' if ratio >= stretch else 'not reached'}" if stretch else "")
+               + ")")
+    if status == "NOISY":
+        detail += f"; the iteration pairs straddle the target (scores alone: {extra['median_status']})"
+    if 1 < len(pairs) < PAIRS_MIN:
+        detail += f"; only {len(pairs)} iteration pairs (< {PAIRS_MIN}): indicative"
+    return {"target": name, "status": status, "detail": detail, "ratio": ratio,
+            "ours": a, "theirs": b, "jmh": {"bench": bench, "params": params}, **extra}

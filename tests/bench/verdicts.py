@@ -191,6 +191,7 @@ check("item 3: bss new connection not measured: N/A", bss["status"] == "N/A", bs
 bka = next(t for t in ts if t["target"].startswith("3. BenchmarkSSLSocket keep-alive"))
 check("item 3: bss keep-alive 0.004 vs nginx 0.005: PASS", bka["status"] == "PASS", bka)
 import jmh  # noqa: E402
+import plan as plan_mod  # noqa: E402
 jr = {"ok": True, "results": [{"benchmark": "x.wrapUnwrap", "params": {"size": "1024", "buffers": b, "provider": p},
                                "score": s} for b, p, s in (("heap", "TLSBridge", 160), ("heap", "SunJSSE", 100),
                                                            ("direct", "TLSBridge", 140), ("direct", "SunJSSE", 100))]}
@@ -200,6 +201,34 @@ else:
     j4 = [t for t in targets.evaluate(dict(run, jmh=jr)) if t["target"].startswith("4.")]
     check("item 4: JMH 1.6x PASS (stretch 2x not reached), 1.4x MISS",
           [t["status"] for t in j4] == ["PASS", "MISS"] and "stretch 2.0x: not reached" in j4[0]["detail"], j4)
+# iteration pairs: 7 ratios all >= 1.5 PASS; straddling NOISY (scores alone
+# would pass); all below MISS; the spread is printed
+def jraw(heap_a, heap_b):
+    rows = []
+    for b, p, raw in (("heap", "TLSBridge", heap_a), ("heap", "SunJSSE", heap_b),
+                      ("direct", "TLSBridge", [150] * 7), ("direct", "SunJSSE", [100] * 7)):
+        rows.append({"benchmark": "x.wrapUnwrap", "params": {"size": "1024", "buffers": b, "provider": p},
+                     "score": sum(raw) / len(raw), "raw": [raw]})
+    return {"ok": True, "results": rows}
+
+
+def j4of(jr):
+    return [t for t in targets.evaluate(dict(run, jmh=jr)) if t["target"].startswith("4.")]
+
+
+jp = j4of(jraw([160, 170, 155, 165, 160, 158, 162], [100] * 7))
+check("item 4: 7 iteration pairs all >= 1.5x: PASS, [min-max] printed",
+      [t["status"] for t in jp] == ["PASS", "PASS"] and "[1.55–1.70 over 7 iteration pairs]" in jp[0]["detail"], jp)
+jn = j4of(jraw([160, 170, 140, 165, 160, 130, 162], [100] * 7))
+check("item 4: iteration pairs straddling 1.5x: NOISY (scores alone PASS)",
+      jn[0]["status"] == "NOISY" and jn[0]["median_status"] == "PASS" and "scores alone: PASS" in jn[0]["detail"]
+      and targets.missed(jn[0]) is False, jn)
+jm = j4of(jraw([120, 130, 125, 140, 120, 110, 120], [100] * 7))
+check("item 4: iteration pairs all below 1.5x: MISS, profiled", jm[0]["status"] == "MISS" and targets.missed(jm[0]), jm)
+jf = j4of(jraw([160, 170, 155, 165], [100] * 4))
+check("item 4: fewer than 7 iteration pairs say so", "only 4 iteration pairs" in jf[0]["detail"], jf)
+check("JMH profiles: own budget of 4 in a full run, none in --quick",
+      plan_mod.jmh_profiles(bench.parse([])) == 4 and plan_mod.jmh_profiles(bench.parse(["--quick"])) == 0)
 check("no old target left (1/1.8, FFM, 4x handshakes)", not [t for t in ts if "1.8" in t["target"] or "FFM" in
                                                             t["target"] or "4x" in t["target"]])
 
