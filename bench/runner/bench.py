@@ -423,6 +423,11 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
         if busy > 0.1:
             c["notes"].append(f"contended: other processes used {busy:.0%} of the server CPU during the timed "
                               f"windows (median); not a clean figure")
+        cold = measure.still_warming(c["reps"])
+        c["still_warming"] = bool(cold)
+        if cold:
+            c["notes"].append(f"reps fall monotonically ({' -> '.join(f'{x:.4g}' for x in cold)} ms/req): still "
+                              f"warming after its warm-up windows agreed; not a steady figure")
         if c["bottleneck"] == "client":
             c["notes"].append(f"client-bound: {c['client']} used its whole CPU while the server did not")
         results["cells"].append(c)

@@ -104,6 +104,20 @@ def contended(reps):
     return statistics.median(v) if v else 0.0
 
 
+# reps falling by more than this overall, each below the one before: the
+# JVM was still compiling after its warm-up windows agreed (a plateau)
+COLD_DROP = 0.15
+
+
+def still_warming(reps):
+    """The CPU per request of a cell's reps, when each is lower than the one
+    before and the last is more than COLD_DROP below the first; else None."""
+    v = [r.get("cpu_ms_per_req") for r in reps]
+    if len(v) < 3 or not all(v) or any(b >= a for a, b in zip(v, v[1:])) or v[-1] > v[0] * (1 - COLD_DROP):
+        return None
+    return v
+
+
 def verified_summary(reps, suite):
     vs = [r["verified"] for r in reps]
     ok = all(v.get("ok") for v in vs) and bool(vs)

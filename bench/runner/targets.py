@@ -68,6 +68,9 @@ def _line(name, ours, theirs, metric, factor, op="le", pairs=None):
     busy = [c["variant"] for c in (ours, theirs) if (c.get("contention") or 0) > 0.1]
     if busy:
         detail += f"; server CPU contended by other processes during {', '.join(busy)}"
+    cold = [c["variant"] for c in (ours, theirs) if c.get("still_warming")]
+    if cold:
+        detail += f"; reps of {', '.join(cold)} fall monotonically (still warming)"
     if unverified:
         status = "UNVERIFIED"
         detail += f"; negotiated suite not proven for {', '.join(unverified)}"

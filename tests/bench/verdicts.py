@@ -49,6 +49,16 @@ t = targets._line("t", cell("a", 0.01, {"seconds": 60, "converged": False}), cel
 check("the verdict names each side's warm-up and a cap", "warm-up a 60 s (cap, not converged), b 7 s" in t["detail"],
       t["detail"])
 
+# a cell whose reps fall, each below the one before, was measured cold
+reps = lambda *v: [{"cpu_ms_per_req": x} for x in v]
+check("reps 0.0275 -> 0.0177 -> 0.0149 are flagged as still warming",
+      measure.still_warming(reps(0.0275, 0.0177, 0.0149)) == [0.0275, 0.0177, 0.0149])
+check("steady, unordered or barely falling reps are not", not any(measure.still_warming(reps(*v)) for v in
+      ((0.020, 0.019, 0.0195), (0.020, 0.019, 0.0185), (0.02, None, 0.01), (0.03, 0.01))))
+t = targets._line("t", dict(cell("a", 0.015), still_warming=True), cell("b", 0.02), "cpu_ms_per_req", 1.0, "le")
+check("the verdict names a side measured while still warming", "reps of a fall monotonically" in t["detail"],
+      t["detail"])
+
 # warm-up and pairs against a fake load generator
 o = bench.parse(["--seed", "7"])
 feed = []
