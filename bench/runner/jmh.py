@@ -84,8 +84,12 @@ def profile(ctx, perf, bench, params, seconds, workdir, tag):
     os.makedirs(outdir, exist_ok=True)
     res = os.path.join(outdir, tag + ".json")
     ps = [x for k, v in sorted(params.items()) for x in ("-p", f"{k}={v}")]
+    # the library from the build tree, not extracted from the jar: the
+    # extracted copy is deleted at exit, before perf script reads its symbols
+    lib = os.path.join(ctx.root, "target", "native", "native", "libtlsbridge-bundled.so")
+    own = [f"-Dtlsbridge.library.path={lib}"] if os.path.exists(lib) else []
     cmd = procs.pinned(procs.SERVER_CPU, [ctx.java["17"], "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit"]
-                       + variants.JVM_FLAGS + ["-cp", cp, "org.openjdk.jmh.Main", "-f", "0", "-wi", "2", "-w", "1s",
+                       + own + variants.JVM_FLAGS + ["-cp", cp, "org.openjdk.jmh.Main", "-f", "0", "-wi", "2", "-w", "1s",
                                                "-i", "1", "-r", f"{int(seconds)}s", "-rf", "json", "-rff", res]
                        + ps + [bench + "$"])
     data = os.path.join(outdir, tag + ".data")

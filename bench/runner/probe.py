@@ -100,10 +100,12 @@ class Attached:
 
 # Thread roles by name (comm, 15 characters): the same buckets for every
 # server, so CPU per request splits the same way whatever the provider.
+# JMH names its worker threads after the benchmark class
+# (org.tlsbridge.bench.jmh...-jmh-worker-1, "org.tlsbridge.b" in comm).
 ROLES = [
     ("JIT compiler", re.compile(r"^(C1|C2) CompilerThre")),
     ("GC + VM", re.compile(r"^(GC Thread|G1 |VM Thread|VM Periodic|ParGC|Monitor Deflati)")),
-    ("request threads", re.compile(r"^(https?-|conn-|nginx|pool-|JSS|Thread-|main$|java$)")),
+    ("request threads", re.compile(r"^(https?-|conn-|nginx|pool-|JSS|Thread-|main$|java$|org\.tlsbridge\.b)")),
 ]
 
 
