@@ -24,6 +24,16 @@ def check(name, ok, detail=""):
     passed, failed = passed + bool(ok), failed + (not ok)
 
 
+def trying(name, fn):
+    """check() of fn's (ok, detail); fn raising (a runner without the
+    function it calls) is a FAIL too, not the end of the checks."""
+    try:
+        ok, detail = fn()
+    except (Exception, SystemExit) as e:  # noqa: BLE001 (argparse exits on an option it lacks)
+        ok, detail = False, f"{type(e).__name__}: {e}"
+    check(name, ok, detail)
+
+
 def cell(variant, cpu, warm=None):
     return {"variant": variant, "mode": "keepalive", "size": 1024, "suite_key": "t13-aes128", "reps": [{}] * 3,
             "median": {"cpu_ms_per_req": cpu}, "verified": True, "warmup": warm}
@@ -90,6 +100,81 @@ check(f"{o.pairs} pairs, each one window of either side", len(e["ratios"]) == o.
     x == ["tomcat-sunjsse", "tomcat-tlsbridge-direct"] for x in each), each)
 check("the A/B orders repeat with the seed and are not all alike", orders[0] == orders[1] and len(set(orders[0])) == 2,
       orders)
+
+# item-1 cells not planned as paired whose same-run medians miss get pairs
+# after the fact, within the run's --repair-max budget (full 6, quick 0)
+BIG = ("keepalive", 65536, "t13-aes128")
+MISS64 = targets.item1_name(*BIG, "tomcat-tlsbridge", "tomcat-sunjsse")
+
+
+def big_run():
+    hs = [handle("tomcat-tlsbridge", 0.030), handle("tomcat-tlsbridge-direct", 0.015), handle("tomcat-sunjsse", 0.020)]
+    cs = [dict(cell(x.variant.name, x.cpu), size=65536) for x in hs]
+    return {"cells": cs}, dict(zip(hs, cs))
+
+
+def repair_picks():
+    res, _ = big_run()
+    got = targets.repair_pairings(res, *BIG, 6)
+    return [p[:3] for p in got] == [(MISS64, "tomcat-tlsbridge", "tomcat-sunjsse")] and \
+        targets.repair_pairings(res, *BIG, 0) == [], got
+
+
+trying("repair: a medians MISS outside the planned pairs is picked (0.030 vs 0.020), a PASS (0.015) is not; "
+       "a budget of 0 picks none", repair_picks)
+
+
+def repair_planned():
+    cs = [cell("tomcat-tlsbridge-direct", 0.012), cell("tomcat-sunjsse", 0.011)]
+    got = targets.repair_pairings({"cells": cs}, "keepalive", 1024, "t13-aes128", 6)
+    return got == [], got
+
+
+trying("repair: a miss the plan already pairs (keep-alive 1 KiB) is not paired twice", repair_planned)
+
+
+def repair_run(argv, done=0):
+    feed[:] = []
+    res, cs = big_run()
+    res["pairs"] = {f"x{i}": {"trigger": "medians MISS"} for i in range(done)}
+    op = bench.parse(argv)
+    bench.run_pairs(res, cs, g, *BIG[:2], op, "/tmp")
+    return res, op
+
+
+def repair_full():
+    res, op = repair_run(["--seed", "7"])
+    e = res["pairs"].get(MISS64) or {}
+    return (op.repair_max == 6 and e.get("trigger") == "medians MISS" and len(e["ratios"]) == op.pairs
+            and list(res["pairs"]) == [MISS64]), {k: v for k, v in e.items() if k != "windows"}
+
+
+def repair_none():
+    quick, _ = repair_run(["--quick", "--seed", "7"])
+    spent, _ = repair_run(["--seed", "7"], done=6)
+    more, _ = repair_run(["--seed", "7", "--repair-max", "7"], done=6)
+    return (MISS64 not in quick.get("pairs", {}) and MISS64 not in spent["pairs"]
+            and MISS64 in more["pairs"]), [list(x.get("pairs", {}))[-1:] for x in (quick, spent, more)]
+
+
+trying("repair: run_pairs pairs the medians MISS (7 pairs, trigger recorded in results.json)", repair_full)
+trying("repair: none with --quick (budget 0) or once the run's budget is spent; --repair-max raises it",
+       repair_none)
+
+
+def repair_verdict():
+    res, _ = big_run()
+    res["pairs"] = {MISS64: {"ours": "tomcat-tlsbridge", "theirs": "tomcat-sunjsse", "trigger": "medians MISS",
+                             "ratios": [1.05, 1.1, 1.02, 1.08, 1.04, 1.1, 1.06]}}
+    ts = targets.evaluate(res)
+    t = next(x for x in ts if x["target"] == MISS64)
+    return (t["status"] == "PASS" and t.get("paired_after") == "medians MISS" and "over 7 alternating pairs" in
+            t["detail"] and "paired after a medians MISS (medians alone: ratio 0.67x)" in t["detail"]
+            and "1 of them after a medians MISS" in ts[0]["detail"]), (t, ts[0]["detail"])
+
+
+trying("repair: the verdict uses the pairs (PASS over 7 pairs where the medians said 0.67x) and says why they "
+       "were taken", repair_verdict)
 
 # cluster cells (bench/runner/cluster.py): ServerHellos as HAProxy logs them,
 # from openssl s_server (TLS 1.3, AES-256-GCM, x25519): a full handshake and
@@ -253,5 +338,19 @@ need += [(v, m, n, s) for m, n, s in targets.ITEM1_PAIRED for p in targets.ITEM1
 check("plan.FULL measures every cell items 1-3 name (taxes with both floors, native sockets, paired item-1 cells)",
       not [x for x in need if not measured(*x)], [x for x in need if not measured(*x)])
 check("the floors run first (a missed tax is profiled while its servers run)", not full[0].tls, full[0])
+
+
+def repair_estimate():
+    got = []
+    for argv in ([], ["--quick"]):
+        op, parts = bench.parse(argv), {}
+        plan.estimate_seconds(plan.build(op), variants.default(variants.all_variants(), op.quick), op, parts)
+        got.append(parts.get("pairs after a medians MISS (at most)"))
+    # 6 comparisons x 7 pairs x 2 windows of 2 s, new-connection ones (siege's set-up) the dearest
+    return got == [6 * 7 * 2 * (2 + plan.COST["siege"]), None], got
+
+
+trying("the estimate reserves the repair budget's worst case (full: 6 new-connection pairings), quick none",
+       repair_estimate)
 print(f"VERDICTS {passed} {failed}")
 sys.exit(1 if failed else 0)
