@@ -106,6 +106,12 @@ REPAIR_MAX = 6
 JMH_PROFILES = 4
 
 
+def tax_paired(opts, suite_key):
+    """Whether the TLS taxes of this suite's workloads get paired windows."""
+    t = getattr(opts, "tax_pairs", "off")
+    return t == "all" or (t == "primary" and suite_key == PRIMARY)
+
+
 def jmh_profiles(opts):
     return 0 if opts.quick or opts.profile == "off" else JMH_PROFILES
 
@@ -150,7 +156,9 @@ def estimate_seconds(groups, variants, opts, parts=None):
             if opts.preroll > 0:
                 add("preroll", (k - jvm) * _load(m, opts.preroll))
             paired = T.planned_pairs(m, n, g.suite.key, names)
-            add(f"pairs {m}", len(paired) * opts.pairs * 2 * _load(m, opts.pair_duration))
+            taxed = T.tax_pairs(m, n, g.suite.key, names) if tax_paired(opts, g.suite.key) and \
+                {T.FLOOR[T.TAX_OURS], T.FLOOR[T.TAX_THEIRS]} <= {v.name for v in variants} else []
+            add(f"pairs {m}", len(paired + taxed) * opts.pairs * 2 * _load(m, opts.pair_duration))
             here = {v.name for v in vs if V.serves(v, m, n, g)}
             planned = {p[0] for p in paired}
             repair += [opts.pairs * 2 * _load(m, opts.pair_duration) for a, b in T.ITEM1

@@ -266,6 +266,87 @@ neg = dict(run, cells=[dict(c, median={"cpu_ms_per_req": 0.0055}) if c["variant"
 ka = next(t for t in targets.evaluate(neg) if t["target"].startswith("2.") and "keep-alive" in t["target"])
 check("item 2: a tax below its floor (noise) is NOISY, not a PASS", ka["status"] == "NOISY" and "noise" in ka["detail"],
       ka)
+# item 2 on pairs of tomcat-tlsbridge and nginx windows: per pair, nginx's
+# tax over tlsbridge's (floors: the plain group's medians, 0.05 and 0.02),
+# need >= 1/1.25; the medians alone say 0.15 vs 0.08 = 1.88x MISS
+EC = "2. TLS tax, Tomcat full handshake (new connection) TLS 1.3 ECDSA P-256: tlsbridge's <= 1.25x nginx's"
+
+
+def ec_line(values):
+    e = {"ours": "tomcat-tlsbridge", "theirs": "nginx", "values": values, "ratios": [b / a if a and b else None for a, b in values]}
+    return next(t for t in targets.evaluate(dict(run, pairs=dict(run["pairs"], **{EC: e}))) if t["target"] == EC)
+
+
+def tax_paired_pass():
+    t = ec_line([[0.15, 0.105], [0.16, 0.11], [0.15, 0.11], [0.14, 0.10], [0.15, 0.11], [0.155, 0.11],
+                 [0.145, 0.105]])
+    return (t["status"] == "PASS" and "1.88x (need <= 1.25x; medians)" in t["detail"]
+            and "nginx's tax over tlsbridge's 0.89 [0.82–0.90] (tlsbridge's 1.12x nginx's) over 7 alternating pairs"
+            in t["detail"]
+            and "floors the plain group's medians" in t["detail"]), t
+
+
+def tax_paired_noisy():
+    t = ec_line([[0.15, 0.105], [0.20, 0.10], [0.15, 0.11], [0.20, 0.10], [0.15, 0.11], [0.20, 0.10], [0.21, 0.10]])
+    return (t["status"] == "NOISY" and "[0.50–0.90]" in t["detail"] and t["median_status"] == "MISS"
+            and "median alone: MISS" in t["detail"] and targets.missed(t)), t
+
+
+def tax_paired_nonpositive():
+    # tlsbridge's window at or below its floor: no ratio for that pair;
+    # nginx's below its floor: a ratio <= 0, a miss
+    t = ec_line([[0.04, 0.10], [0.05, 0.10], [0.15, 0.01], [0.15, 0.11], [0.15, 0.11], [None, 0.1], [0.15, 0.11]])
+    none = ec_line([[0.04, 0.10], [0.05, 0.10], [0.03, 0.11]])
+    return (t["status"] == "NOISY" and t["pairs"] == 4 and "3 of 7 pairs N/A" in t["detail"]
+            and none["status"] == "MISS" and "none of the 3 pairs gave a tax ratio" in none["detail"]
+            and "medians, not paired" in none["detail"]), (t, none)
+
+
+trying("item 2: a tax judged on 7 pairs: PASS where the medians said 1.88x, median [min–max], floors named",
+       tax_paired_pass)
+trying("item 2: tax pairs straddling 1/1.25 are NOISY (median alone MISS: profiled)", tax_paired_noisy)
+trying("item 2: a pair whose tlsbridge window is not above its floor is N/A (no crash); none left: medians",
+       tax_paired_nonpositive)
+
+
+NC = ("newconn", 1024)
+
+
+def tax_run(argv, suite="t13-aes128-ec", floors=True):
+    feed[:] = []
+    hs = [handle("tomcat-tlsbridge", 0.14), handle("nginx", 0.10)]
+    cs = [dict(cell(x.variant.name, x.cpu), mode="newconn", suite_key=suite) for x in hs]
+    fl = [dict(cell(v, x), mode="newconn", suite_key="plain") for v, x in (("tomcat-plain", 0.05),
+                                                                          ("nginx-plain", 0.02))]
+    res = {"cells": cs + (fl if floors else [])}
+    op = bench.parse(argv)
+    bench.run_pairs(res, dict(zip(hs, cs)), types.SimpleNamespace(suite=types.SimpleNamespace(key=suite)), *NC, op,
+                    "/tmp")
+    return res, op
+
+
+def tax_pairs_run():
+    res, op = tax_run(["--seed", "7"])
+    e = res.get("pairs", {}).get(EC) or {}
+    t = next(x for x in targets.evaluate(res) if x["target"] == EC)
+    return (e.get("values") == [[0.14, 0.10]] * op.pairs and len(e["orders"]) == op.pairs
+            and t["status"] == "PASS" and t["pairs"] == op.pairs), (e, t)
+
+
+def tax_pairs_when():
+    off, _ = tax_run(["--tax-pairs", "off"])
+    quick_ec, _ = tax_run(["--quick"])
+    quick, _ = tax_run(["--quick"], suite="t13-aes128")
+    nofloor, _ = tax_run([], floors=False)
+    name = EC.replace("ECDSA P-256", "RSA-2048")
+    got = [list(x.get("pairs", {})) for x in (off, quick_ec, quick, nofloor)]
+    return got == [[], [], [name], []], got
+
+
+trying("item 2: run_pairs pairs tomcat-tlsbridge and nginx windows of a handshake tax, the verdict reads them",
+       tax_pairs_run)
+trying("item 2: no tax pairs with --tax-pairs off, without the floors, or (--quick) off the primary suite",
+       tax_pairs_when)
 sc = [t for t in ts if t["target"].startswith("3. Native socket")]
 check("item 3: 4.0 syscalls per keep-alive request MISS (excluded JVM threads not counted); 30 vs 40 per new "
       "connection PASS", [t["status"] for t in sc] == ["MISS", "PASS"], sc)
@@ -350,6 +431,23 @@ def repair_estimate():
     return got == [6 * 7 * 2 * (2 + plan.COST["siege"]), None], got
 
 
+def tax_estimate():
+    got = []
+    for argv in ([], ["--quick"]):
+        pp = []
+        for t in ("all" if argv == [] else "primary", "off"):
+            op, parts = bench.parse(argv + ["--tax-pairs", t]), {}
+            plan.estimate_seconds(plan.build(op), variants.default(variants.all_variants(), op.quick), op, parts)
+            pp.append(sum(v for k, v in parts.items() if k.startswith("pairs ")))
+        got.append(round(pp[0] - pp[1], 1))
+    # full: 4 handshake taxes x 7 pairs x 2 windows of 2 s + siege's set-up,
+    # and the keep-alive tax's with wrk's; quick: its primary suite's two, 3 pairs of 1 s
+    want = [round(4 * 7 * 2 * (2 + plan.COST["siege"]) + 7 * 2 * (2 + plan.COST["wrk"]), 1),
+            round(3 * 2 * (1 + plan.COST["siege"]) + 3 * 2 * (1 + plan.COST["wrk"]), 1)]
+    return got == want, (got, want)
+
+
+trying("the estimate counts the tax pairs (full: 5 taxes, quick: the primary suite's 2)", tax_estimate)
 trying("the estimate reserves the repair budget's worst case (full: 6 new-connection pairings), quick none",
        repair_estimate)
 print(f"VERDICTS {passed} {failed}")
