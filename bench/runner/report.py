@@ -157,7 +157,10 @@ def write(results, out):
                   f"took, **cap** where it never converged. Targets: {op['pairs']} alternating pairs of "
                   f"{op.get('pair_duration')} s windows of the two cells, the order inside each pair drawn from "
                   f"seed {op.get('seed')} (`--seed {op.get('seed')}` repeats it); the verdict is the median of the "
-                  f"per-pair ratios, [min–max] beside it, and **NOISY** when the pairs straddle the target.\n")
+                  f"per-pair ratios, [min–max] beside it, and **NOISY** when the pairs straddle the target."
+                  + (" A TLS tax pairs its two TLS servers' windows, each less its server's floor (the plain "
+                     "group's median)" + (", on the primary suite only" if op["tax_pairs"] == "primary" else "")
+                     + "." if op.get("tax_pairs") in ("all", "primary") else "") + "\n")
 
     na = results.get("not_available") or []
     if na:
