@@ -96,10 +96,20 @@ COST = {"start": 1.5, "stop": 2.0, "wrk": 0.2, "siege": 0.5, "probe": 0.6, "prof
 # profiles a full run takes at most (its --profile-max): the four always
 # taken plus the cells of the missed targets, item 1's first
 FULL_PROFILES = 20
+# item-1 comparisons a full run pairs after their same-run medians missed
+# (its --repair-max; the run's first misses take them): 6 x 7 pairs of 2 s
+# windows, at most 3.5 min
+REPAIR_MAX = 6
 # the JMH targets' profiles (2 targets x tlsbridge and SunJSSE) have their
 # own budget: the cells' profiles, taken first, used to exhaust the shared
 # one and leave item 4's misses without a profile
 JMH_PROFILES = 4
+
+
+def tax_paired(opts, suite_key):
+    """Whether the TLS taxes of this suite's workloads get paired windows."""
+    t = getattr(opts, "tax_pairs", "off")
+    return t == "all" or (t == "primary" and suite_key == PRIMARY)
 
 
 def jmh_profiles(opts):
@@ -125,6 +135,7 @@ def estimate_seconds(groups, variants, opts, parts=None):
     import targets as T
     import variants as V
     parts = {} if parts is None else parts
+    repair = []  # the seconds of pairing each unplanned item-1 comparison
 
     def add(k, x):
         parts[k] = parts.get(k, 0.0) + x
@@ -145,12 +156,22 @@ def estimate_seconds(groups, variants, opts, parts=None):
             if opts.preroll > 0:
                 add("preroll", (k - jvm) * _load(m, opts.preroll))
             paired = T.planned_pairs(m, n, g.suite.key, names)
-            add(f"pairs {m}", len(paired) * opts.pairs * 2 * _load(m, opts.pair_duration))
+            taxed = T.tax_pairs(m, n, g.suite.key, names) if tax_paired(opts, g.suite.key) and \
+                {T.FLOOR[T.TAX_OURS], T.FLOOR[T.TAX_THEIRS]} <= {v.name for v in variants} else []
+            add(f"pairs {m}", len(paired + taxed) * opts.pairs * 2 * _load(m, opts.pair_duration))
+            here = {v.name for v in vs if V.serves(v, m, n, g)}
+            planned = {p[0] for p in paired}
+            repair += [opts.pairs * 2 * _load(m, opts.pair_duration) for a, b in T.ITEM1
+                       if a in here and b in here and T.item1_name(m, n, g.suite.key, a, b) not in planned]
             probed = opts.probe == "all" or (opts.probe == "primary" and g.suite.key in (PRIMARY, "plain") and
                                              n == min(x for y, x in g.cells if y == m) and
                                              (not opts.quick or (g.suite.key == PRIMARY and m == "keepalive")))
             if probed:
                 add("probe passes", k * opts.probe_passes * (_load(m, opts.duration) + COST["probe"]))
+    # the worst case: the budget spent on the dearest comparisons
+    worst = sorted(repair, reverse=True)[:max(0, getattr(opts, "repair_max", 0))]
+    if worst:
+        add("pairs after a medians MISS (at most)", sum(worst))
     if opts.profile != "off":
         n = opts.profile_max or FULL_PROFILES
         add("perf profiles", n * (_load("keepalive", opts.profile_seconds + 1) + COST["profile"]))

@@ -124,6 +124,14 @@ check("issue 16 item 1: a row per compared cell in report.md's own table, a summ
 check("issue 16 item 2: the TLS tax vs nginx judged on keep-alive 1 KiB",
       any(t["target"].startswith("2. TLS tax") and "keep-alive" in t["target"] and t["status"] != "N/A"
           for t in tl.values()))
+# the primary suite's TLS taxes (--tax-pairs primary in --quick) on pairs
+# of tomcat-tlsbridge and nginx windows
+tax = [t for t in tl.values() if t["target"].startswith("2. TLS tax") and t["status"] != "N/A"
+       and ("keep-alive" in t["target"] or "TLS 1.3 RSA-2048" in t["target"])]
+bad = [t["target"] for t in tax if len((pairs.get(t["target"]) or {}).get("values", [])) != opts.get("pairs")
+       or not ("judged on pairs" in t["detail"] or "none of the" in t["detail"])]
+check("issue 16 item 2: the primary suite's taxes judged on tomcat-tlsbridge/nginx pairs", bool(tax) and not bad,
+      "; ".join(bad))
 check("report.md prints the pair-order seed", f"seed {opts.get('seed')}" in text)
 ic = r.get("icount", {})
 if not ic.get("ok"):

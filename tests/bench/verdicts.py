@@ -24,6 +24,16 @@ def check(name, ok, detail=""):
     passed, failed = passed + bool(ok), failed + (not ok)
 
 
+def trying(name, fn):
+    """check() of fn's (ok, detail); fn raising (a runner without the
+    function it calls) is a FAIL too, not the end of the checks."""
+    try:
+        ok, detail = fn()
+    except (Exception, SystemExit) as e:  # noqa: BLE001 (argparse exits on an option it lacks)
+        ok, detail = False, f"{type(e).__name__}: {e}"
+    check(name, ok, detail)
+
+
 def cell(variant, cpu, warm=None):
     return {"variant": variant, "mode": "keepalive", "size": 1024, "suite_key": "t13-aes128", "reps": [{}] * 3,
             "median": {"cpu_ms_per_req": cpu}, "verified": True, "warmup": warm}
@@ -100,6 +110,81 @@ check(f"{o.pairs} pairs, each one window of either side", len(e["ratios"]) == o.
     x == ["tomcat-sunjsse", "tomcat-tlsbridge-direct"] for x in each), each)
 check("the A/B orders repeat with the seed and are not all alike", orders[0] == orders[1] and len(set(orders[0])) == 2,
       orders)
+
+# item-1 cells not planned as paired whose same-run medians miss get pairs
+# after the fact, within the run's --repair-max budget (full 6, quick 0)
+BIG = ("keepalive", 65536, "t13-aes128")
+MISS64 = targets.item1_name(*BIG, "tomcat-tlsbridge", "tomcat-sunjsse")
+
+
+def big_run():
+    hs = [handle("tomcat-tlsbridge", 0.030), handle("tomcat-tlsbridge-direct", 0.015), handle("tomcat-sunjsse", 0.020)]
+    cs = [dict(cell(x.variant.name, x.cpu), size=65536) for x in hs]
+    return {"cells": cs}, dict(zip(hs, cs))
+
+
+def repair_picks():
+    res, _ = big_run()
+    got = targets.repair_pairings(res, *BIG, 6)
+    return [p[:3] for p in got] == [(MISS64, "tomcat-tlsbridge", "tomcat-sunjsse")] and \
+        targets.repair_pairings(res, *BIG, 0) == [], got
+
+
+trying("repair: a medians MISS outside the planned pairs is picked (0.030 vs 0.020), a PASS (0.015) is not; "
+       "a budget of 0 picks none", repair_picks)
+
+
+def repair_planned():
+    cs = [cell("tomcat-tlsbridge-direct", 0.012), cell("tomcat-sunjsse", 0.011)]
+    got = targets.repair_pairings({"cells": cs}, "keepalive", 1024, "t13-aes128", 6)
+    return got == [], got
+
+
+trying("repair: a miss the plan already pairs (keep-alive 1 KiB) is not paired twice", repair_planned)
+
+
+def repair_run(argv, done=0):
+    feed[:] = []
+    res, cs = big_run()
+    res["pairs"] = {f"x{i}": {"trigger": "medians MISS"} for i in range(done)}
+    op = bench.parse(argv)
+    bench.run_pairs(res, cs, g, *BIG[:2], op, "/tmp")
+    return res, op
+
+
+def repair_full():
+    res, op = repair_run(["--seed", "7"])
+    e = res["pairs"].get(MISS64) or {}
+    return (op.repair_max == 6 and e.get("trigger") == "medians MISS" and len(e["ratios"]) == op.pairs
+            and list(res["pairs"]) == [MISS64]), {k: v for k, v in e.items() if k != "windows"}
+
+
+def repair_none():
+    quick, _ = repair_run(["--quick", "--seed", "7"])
+    spent, _ = repair_run(["--seed", "7"], done=6)
+    more, _ = repair_run(["--seed", "7", "--repair-max", "7"], done=6)
+    return (MISS64 not in quick.get("pairs", {}) and MISS64 not in spent["pairs"]
+            and MISS64 in more["pairs"]), [list(x.get("pairs", {}))[-1:] for x in (quick, spent, more)]
+
+
+trying("repair: run_pairs pairs the medians MISS (7 pairs, trigger recorded in results.json)", repair_full)
+trying("repair: none with --quick (budget 0) or once the run's budget is spent; --repair-max raises it",
+       repair_none)
+
+
+def repair_verdict():
+    res, _ = big_run()
+    res["pairs"] = {MISS64: {"ours": "tomcat-tlsbridge", "theirs": "tomcat-sunjsse", "trigger": "medians MISS",
+                             "ratios": [1.05, 1.1, 1.02, 1.08, 1.04, 1.1, 1.06]}}
+    ts = targets.evaluate(res)
+    t = next(x for x in ts if x["target"] == MISS64)
+    return (t["status"] == "PASS" and t.get("paired_after") == "medians MISS" and "over 7 alternating pairs" in
+            t["detail"] and "paired after a medians MISS (medians alone: ratio 0.67x)" in t["detail"]
+            and "1 of them after a medians MISS" in ts[0]["detail"]), (t, ts[0]["detail"])
+
+
+trying("repair: the verdict uses the pairs (PASS over 7 pairs where the medians said 0.67x) and says why they "
+       "were taken", repair_verdict)
 
 # cluster cells (bench/runner/cluster.py): ServerHellos as HAProxy logs them,
 # from openssl s_server (TLS 1.3, AES-256-GCM, x25519): a full handshake and
@@ -191,6 +276,87 @@ neg = dict(run, cells=[dict(c, median={"cpu_ms_per_req": 0.0055}) if c["variant"
 ka = next(t for t in targets.evaluate(neg) if t["target"].startswith("2.") and "keep-alive" in t["target"])
 check("item 2: a tax below its floor (noise) is NOISY, not a PASS", ka["status"] == "NOISY" and "noise" in ka["detail"],
       ka)
+# item 2 on pairs of tomcat-tlsbridge and nginx windows: per pair, nginx's
+# tax over tlsbridge's (floors: the plain group's medians, 0.05 and 0.02),
+# need >= 1/1.25; the medians alone say 0.15 vs 0.08 = 1.88x MISS
+EC = "2. TLS tax, Tomcat full handshake (new connection) TLS 1.3 ECDSA P-256: tlsbridge's <= 1.25x nginx's"
+
+
+def ec_line(values):
+    e = {"ours": "tomcat-tlsbridge", "theirs": "nginx", "values": values, "ratios": [b / a if a and b else None for a, b in values]}
+    return next(t for t in targets.evaluate(dict(run, pairs=dict(run["pairs"], **{EC: e}))) if t["target"] == EC)
+
+
+def tax_paired_pass():
+    t = ec_line([[0.15, 0.105], [0.16, 0.11], [0.15, 0.11], [0.14, 0.10], [0.15, 0.11], [0.155, 0.11],
+                 [0.145, 0.105]])
+    return (t["status"] == "PASS" and "1.88x (need <= 1.25x; medians)" in t["detail"]
+            and "nginx's tax over tlsbridge's 0.89 [0.82–0.90] (tlsbridge's 1.12x nginx's) over 7 alternating pairs"
+            in t["detail"]
+            and "floors the plain group's medians" in t["detail"]), t
+
+
+def tax_paired_noisy():
+    t = ec_line([[0.15, 0.105], [0.20, 0.10], [0.15, 0.11], [0.20, 0.10], [0.15, 0.11], [0.20, 0.10], [0.21, 0.10]])
+    return (t["status"] == "NOISY" and "[0.50–0.90]" in t["detail"] and t["median_status"] == "MISS"
+            and "median alone: MISS" in t["detail"] and targets.missed(t)), t
+
+
+def tax_paired_nonpositive():
+    # tlsbridge's window at or below its floor: no ratio for that pair;
+    # nginx's below its floor: a ratio <= 0, a miss
+    t = ec_line([[0.04, 0.10], [0.05, 0.10], [0.15, 0.01], [0.15, 0.11], [0.15, 0.11], [None, 0.1], [0.15, 0.11]])
+    none = ec_line([[0.04, 0.10], [0.05, 0.10], [0.03, 0.11]])
+    return (t["status"] == "NOISY" and t["pairs"] == 4 and "3 of 7 pairs N/A" in t["detail"]
+            and none["status"] == "MISS" and "none of the 3 pairs gave a tax ratio" in none["detail"]
+            and "medians, not paired" in none["detail"]), (t, none)
+
+
+trying("item 2: a tax judged on 7 pairs: PASS where the medians said 1.88x, median [min–max], floors named",
+       tax_paired_pass)
+trying("item 2: tax pairs straddling 1/1.25 are NOISY (median alone MISS: profiled)", tax_paired_noisy)
+trying("item 2: a pair whose tlsbridge window is not above its floor is N/A (no crash); none left: medians",
+       tax_paired_nonpositive)
+
+
+NC = ("newconn", 1024)
+
+
+def tax_run(argv, suite="t13-aes128-ec", floors=True):
+    feed[:] = []
+    hs = [handle("tomcat-tlsbridge", 0.14), handle("nginx", 0.10)]
+    cs = [dict(cell(x.variant.name, x.cpu), mode="newconn", suite_key=suite) for x in hs]
+    fl = [dict(cell(v, x), mode="newconn", suite_key="plain") for v, x in (("tomcat-plain", 0.05),
+                                                                          ("nginx-plain", 0.02))]
+    res = {"cells": cs + (fl if floors else [])}
+    op = bench.parse(argv)
+    bench.run_pairs(res, dict(zip(hs, cs)), types.SimpleNamespace(suite=types.SimpleNamespace(key=suite)), *NC, op,
+                    "/tmp")
+    return res, op
+
+
+def tax_pairs_run():
+    res, op = tax_run(["--seed", "7"])
+    e = res.get("pairs", {}).get(EC) or {}
+    t = next(x for x in targets.evaluate(res) if x["target"] == EC)
+    return (e.get("values") == [[0.14, 0.10]] * op.pairs and len(e["orders"]) == op.pairs
+            and t["status"] == "PASS" and t["pairs"] == op.pairs), (e, t)
+
+
+def tax_pairs_when():
+    off, _ = tax_run(["--tax-pairs", "off"])
+    quick_ec, _ = tax_run(["--quick"])
+    quick, _ = tax_run(["--quick"], suite="t13-aes128")
+    nofloor, _ = tax_run([], floors=False)
+    name = EC.replace("ECDSA P-256", "RSA-2048")
+    got = [list(x.get("pairs", {})) for x in (off, quick_ec, quick, nofloor)]
+    return got == [[], [], [name], []], got
+
+
+trying("item 2: run_pairs pairs tomcat-tlsbridge and nginx windows of a handshake tax, the verdict reads them",
+       tax_pairs_run)
+trying("item 2: no tax pairs with --tax-pairs off, without the floors, or (--quick) off the primary suite",
+       tax_pairs_when)
 sc = [t for t in ts if t["target"].startswith("3. Native socket")]
 check("item 3: 4.0 syscalls per keep-alive request MISS (excluded JVM threads not counted); 30 vs 40 per new "
       "connection PASS", [t["status"] for t in sc] == ["MISS", "PASS"], sc)
@@ -263,5 +429,36 @@ need += [(v, m, n, s) for m, n, s in targets.ITEM1_PAIRED for p in targets.ITEM1
 check("plan.FULL measures every cell items 1-3 name (taxes with both floors, native sockets, paired item-1 cells)",
       not [x for x in need if not measured(*x)], [x for x in need if not measured(*x)])
 check("the floors run first (a missed tax is profiled while its servers run)", not full[0].tls, full[0])
+
+
+def repair_estimate():
+    got = []
+    for argv in ([], ["--quick"]):
+        op, parts = bench.parse(argv), {}
+        plan.estimate_seconds(plan.build(op), variants.default(variants.all_variants(), op.quick), op, parts)
+        got.append(parts.get("pairs after a medians MISS (at most)"))
+    # 6 comparisons x 7 pairs x 2 windows of 2 s, new-connection ones (siege's set-up) the dearest
+    return got == [6 * 7 * 2 * (2 + plan.COST["siege"]), None], got
+
+
+def tax_estimate():
+    got = []
+    for argv in ([], ["--quick"]):
+        pp = []
+        for t in ("all" if argv == [] else "primary", "off"):
+            op, parts = bench.parse(argv + ["--tax-pairs", t]), {}
+            plan.estimate_seconds(plan.build(op), variants.default(variants.all_variants(), op.quick), op, parts)
+            pp.append(sum(v for k, v in parts.items() if k.startswith("pairs ")))
+        got.append(round(pp[0] - pp[1], 1))
+    # full: 4 handshake taxes x 7 pairs x 2 windows of 2 s + siege's set-up,
+    # and the keep-alive tax's with wrk's; quick: its primary suite's two, 3 pairs of 1 s
+    want = [round(4 * 7 * 2 * (2 + plan.COST["siege"]) + 7 * 2 * (2 + plan.COST["wrk"]), 1),
+            round(3 * 2 * (1 + plan.COST["siege"]) + 3 * 2 * (1 + plan.COST["wrk"]), 1)]
+    return got == want, (got, want)
+
+
+trying("the estimate counts the tax pairs (full: 5 taxes, quick: the primary suite's 2)", tax_estimate)
+trying("the estimate reserves the repair budget's worst case (full: 6 new-connection pairings), quick none",
+       repair_estimate)
 print(f"VERDICTS {passed} {failed}")
 sys.exit(1 if failed else 0)
