@@ -46,28 +46,30 @@ def run(ctx, quick, workdir, log):
 PAIRS = 7
 
 
+def _row(res, bench, params, provider):
+    """The result row of one benchmark, parameter set and provider, or None."""
+    for r in res.get("results", []):
+        if r["benchmark"].endswith(bench) and all(r["params"].get(k) == v
+                                                  for k, v in {**params, "provider": provider}.items()):
+            return r
+    return None
+
+
 def pair_ratios(res, bench, params, num="TLSBridge", den="SunJSSE"):
     """Iteration i of num over iteration i of den (the last n of each, n the
     shorter): JMH runs one provider's iterations after the other's, so
     these are not interleaved pairs, but their spread shows how far one
     run's score can be trusted."""
     def raw(p):
-        for r in res.get("results", []):
-            if r["benchmark"].endswith(bench) and all(r["params"].get(k) == v for k, v in {**params, "provider": p}.items()):
-                return [x for fork in (r.get("raw") or []) for x in fork]
-        return []
+        r = _row(res, bench, params, p)
+        return [x for fork in (r.get("raw") or []) for x in fork] if r else []
     a, b = raw(num), raw(den)
     n = min(len(a), len(b))
     return [x / y for x, y in zip(a[len(a) - n:], b[len(b) - n:]) if y] if n else []
 
 
 def ratio(res, bench, params, num="TLSBridge", den="SunJSSE"):
-    def score(p):
-        for r in res.get("results", []):
-            if r["benchmark"].endswith(bench) and all(r["params"].get(k) == v for k, v in {**params, "provider": p}.items()):
-                return r["score"]
-        return None
-    a, b = score(num), score(den)
+    a, b = ((_row(res, bench, params, p) or {}).get("score") for p in (num, den))
     return (a / b if a and b else None), a, b
 
 

@@ -26,6 +26,13 @@ def _passes(ratio, factor, op):
     return ratio >= factor if op == "le" else ratio > factor
 
 
+def _spread_status(values, passes, median_status):
+    """NOISY when some of the per-pair values pass and some miss, else what
+    the median says: the one rule for cells, taxes and JMH iterations."""
+    ok = [passes(x) for x in values]
+    return "NOISY" if any(ok) and not all(ok) else median_status
+
+
 def _line(name, ours, theirs, metric, factor, op="le", pairs=None):
     """ours <= theirs / factor (op le) or ours < theirs (op lt). With paired
     windows (pairs: the target's entry in results["pairs"]) the verdict is
@@ -46,8 +53,8 @@ def _line(name, ours, theirs, metric, factor, op="le", pairs=None):
     extra = {}
     if ratios:
         med, lo, hi = statistics.median(ratios), min(ratios), max(ratios)
-        ok = [_passes(x, factor, op) for x in ratios]
-        status = "NOISY" if any(ok) and not all(ok) else ("PASS" if _passes(med, factor, op) else "MISS")
+        status = _spread_status(ratios, lambda x: _passes(x, factor, op),
+                                "PASS" if _passes(med, factor, op) else "MISS")
         detail = (f"{ours['variant']} vs {theirs['variant']} {metric.replace('_', ' ')}: ratio {med:.2f}x "
                   f"[{lo:.2f}–{hi:.2f}] over {len(ratios)} alternating pairs ({need}); medians {a:.4g} vs {b:.4g}")
         if status == "NOISY":
@@ -295,9 +302,8 @@ def tax_line(r, label, mode, size, suite, factor):
     if judged:
         need = 1 / factor
         med, lo, hi = statistics.median(judged), min(judged), max(judged)
-        ok = [x >= need for x in judged]
         median_status = "PASS" if med >= need else "MISS"
-        status = "NOISY" if any(ok) and not all(ok) else median_status
+        status = _spread_status(judged, lambda x: x >= need, median_status)
         detail += (f"; judged on pairs: {TAX_THEIRS}'s tax over tlsbridge's {med:.2f} [{lo:.2f}–{hi:.2f}]"
                    + (f" (tlsbridge's {1 / med:.2f}x {TAX_THEIRS}'s)" if med > 0 else "") + " over "
                    f"{len(judged)} alternating pairs of {TAX_OURS} and {TAX_THEIRS} windows (need >= {need:.2f}, "
@@ -408,9 +414,8 @@ def _jmh_line(j, name, bench, params, factor, stretch=None):
         # as for the paired cells: the verdict stands only when every
         # iteration pair agrees with it
         lo, hi = min(pairs), max(pairs)
-        ok = [x >= factor for x in pairs]
         median_status = status
-        status = "NOISY" if any(ok) and not all(ok) else status
+        status = _spread_status(pairs, lambda x: x >= factor, status)
         detail += f" [{lo:.2f}–{hi:.2f} over {len(pairs)} iteration pairs]"
         extra = {"ratio_min": lo, "ratio_max": hi, "pairs": len(pairs), "median_status": median_status}
     detail += (f" (need >= {factor:.1f}x"
