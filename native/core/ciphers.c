@@ -38,17 +38,33 @@ int tb_ciphers_each(void (*fn)(void *arg, const char *std, const char *ossl, int
   return n;
 }
 
-int tb_configure(SSL *ssl, const char *list12, const char *list13, int min_version, int max_version,
-                 tb_error *err) {
+/* The one place a suite list is handed to OpenSSL, for a context at init
+ * (ssl NULL) or for one SSL, so both read the lists and fail the same way. */
+static int set_lists(SSL_CTX *ctx, SSL *ssl, const char *list12, const char *list13, tb_error *err) {
   ERR_clear_error();
-  if (list12 && *list12 && !SSL_set_cipher_list(ssl, list12)) {
+  if (list12 && *list12 && !(ssl ? SSL_set_cipher_list(ssl, list12) : SSL_CTX_set_cipher_list(ctx, list12))) {
     tb_err_from_openssl(err, TB_ERR_ARGUMENT, "cannot set TLS 1.2 cipher suites");
     return -1;
   }
-  if (list13 && !SSL_set_ciphersuites(ssl, list13)) {
+  if (list13 && !(ssl ? SSL_set_ciphersuites(ssl, list13) : SSL_CTX_set_ciphersuites(ctx, list13))) {
     tb_err_from_openssl(err, TB_ERR_ARGUMENT, "cannot set TLS 1.3 cipher suites");
     return -1;
   }
+  return 0;
+}
+
+int tb_ctx_ciphers(SSL_CTX *ctx, const char *list12, const char *list13, tb_error *err) {
+  return set_lists(ctx, NULL, list12, list13, err);
+}
+
+int tb_ssl_own_ciphers(const SSL *ssl) {
+  return SSL_get_ciphers(ssl) != SSL_CTX_get_ciphers(SSL_get_SSL_CTX(ssl));
+}
+
+int tb_configure(SSL *ssl, const char *list12, const char *list13, int min_version, int max_version,
+                 tb_error *err) {
+  if (set_lists(NULL, ssl, list12, list13, err) != 0)
+    return -1;
   if ((min_version && !SSL_set_min_proto_version(ssl, min_version)) ||
       (max_version && !SSL_set_max_proto_version(ssl, max_version))) {
     tb_err_from_openssl(err, TB_ERR_ARGUMENT, "cannot set protocol versions");

@@ -73,6 +73,15 @@ static jlong ctx_options(JNIEnv *env, jclass c, jlong h, jlong set, jlong clear)
   return (jlong)SSL_CTX_set_options(ctx, (uint64_t)set);
 }
 
+static int ctx_lists(void *target, const char *l12, const char *l13, tb_error *err) {
+  return tb_ctx_ciphers(target, l12, l13, err);
+}
+
+/* The suites every SSL of this context inherits; set at init only. */
+static void ctx_ciphers(JNIEnv *env, jclass c, jlong h, jstring l12, jstring l13) {
+  tb_with_lists(env, l12, l13, ctx_lists, tb_ptr(h));
+}
+
 struct cipher_acc {
   JNIEnv *env;
   jobjectArray out;
@@ -222,6 +231,7 @@ const JNINativeMethod tb_context_methods[] = {
     TB_N("ctxKeylog", "(JLjava/lang/String;)V", ctx_keylog),
     TB_N("ciphers", "()[Ljava/lang/String;", ciphers),
     TB_N("ctxCipherNames", "(J)[Ljava/lang/String;", ctx_cipher_names),
+    TB_N("ctxCiphers", "(JLjava/lang/String;Ljava/lang/String;)V", ctx_ciphers),
     TB_N("keyNew", "([B[[B)J", key_new),
     TB_N("keyFree", "(J)V", key_free),
     TB_N("keyType", "(J)Ljava/lang/String;", key_type),

@@ -273,31 +273,22 @@ static jobjectArray pending_chain(JNIEnv *env, jclass c, jlong h) {
   return tb_der_chain(env, NULL, e->pending_chain);
 }
 
-static const char *utf(JNIEnv *env, jstring s) {
-  return s ? (*env)->GetStringUTFChars(env, s, NULL) : NULL;
+struct versions {
+  SSL *ssl;
+  int min, max;
+};
+
+static int configure_ssl(void *target, const char *l12, const char *l13, tb_error *err) {
+  struct versions *v = target;
+  return tb_configure(v->ssl, l12, l13, v->min, v->max, err);
 }
 
 static void configure(JNIEnv *env, jclass c, jlong h, jstring l12, jstring l13, jint minv, jint maxv,
                       jint verify, jboolean server_pref) {
   tb_engine *e = tb_ptr(h);
-  tb_error err;
-  const char *a = utf(env, l12), *b = utf(env, l13);
-  int rc;
-  tb_err_clear(&err);
-  if ((l12 && !a) || (l13 && !b)) {
-    if (a)
-      (*env)->ReleaseStringUTFChars(env, l12, a);
+  struct versions v = {e->ssl, minv, maxv};
+  if (tb_with_lists(env, l12, l13, configure_ssl, &v) != 0)
     return;
-  }
-  rc = tb_configure(e->ssl, a, b, minv, maxv, &err);
-  if (a)
-    (*env)->ReleaseStringUTFChars(env, l12, a);
-  if (b)
-    (*env)->ReleaseStringUTFChars(env, l13, b);
-  if (rc < 0) {
-    tb_throw(env, &err);
-    return;
-  }
   if (!(e->flags & TB_F_CLIENT)) {
     int mode = SSL_VERIFY_NONE;
     if (verify == TB_AUTH_WANT || verify == TB_AUTH_NEED)
@@ -366,6 +357,13 @@ static void request_pha(JNIEnv *env, jclass c, jlong h, jboolean need) {
     tb_throw(env, &e->err);
 }
 
+/* Whether the engine parsed a suite list of its own (tests and diagnostics):
+ * false while it shares its context's, as engines with the held list do. */
+static jboolean own_ciphers(JNIEnv *env, jclass c, jlong h) {
+  tb_engine *e = tb_ptr(h);
+  return tb_ssl_own_ciphers(e->ssl) ? JNI_TRUE : JNI_FALSE;
+}
+
 const JNINativeMethod tb_engine_methods[] = {
     TB_N("engineNew", "(JZLorg/tlsbridge/internal/NativeCallbacks;)J", engine_new),
     TB_N("engineFree", "(J)V", engine_free),
@@ -380,6 +378,7 @@ const JNINativeMethod tb_engine_methods[] = {
     TB_N("verifyResult", "(JZI)V", verify_result),
     TB_N("pendingChain", "(J)[[B", pending_chain),
     TB_N("configure", "(JLjava/lang/String;Ljava/lang/String;IIIZ)V", configure),
+    TB_N("ownCiphers", "(J)Z", own_ciphers),
     TB_N("useKey", "(JJ)V", use_key),
     TB_N("setServerName", "(J[B)V", set_host),
     TB_N("setGroups", "(JLjava/lang/String;)V", set_groups),

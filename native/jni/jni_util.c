@@ -86,6 +86,24 @@ void tb_ctx_path(JNIEnv *env, jlong ctx, jstring path, int (*fn)(SSL_CTX *, cons
     tb_throw(env, &err);
 }
 
+int tb_with_lists(JNIEnv *env, jstring l12, jstring l13,
+                  int (*fn)(void *target, const char *l12, const char *l13, tb_error *err), void *target) {
+  tb_error err;
+  const char *a = l12 ? (*env)->GetStringUTFChars(env, l12, NULL) : NULL;
+  const char *b = l13 && (a || !l12) ? (*env)->GetStringUTFChars(env, l13, NULL) : NULL;
+  int rc = -1;
+  tb_err_clear(&err);
+  if ((!l12 || a) && (!l13 || b))
+    rc = fn(target, a, b, &err) == 0 ? 0 : -2;
+  if (a)
+    (*env)->ReleaseStringUTFChars(env, l12, a);
+  if (b)
+    (*env)->ReleaseStringUTFChars(env, l13, b);
+  if (rc == -2)
+    tb_throw(env, &err);
+  return rc == 0 ? 0 : -1;
+}
+
 jbyteArray tb_bytes(JNIEnv *env, const void *p, size_t n) {
   jbyteArray a = (*env)->NewByteArray(env, (jsize)n);
   if (a && n)

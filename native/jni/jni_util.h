@@ -14,6 +14,10 @@ void tb_throw_kind(JNIEnv *env, int kind, const char *msg);
 /* Hands a context a file path chosen by the application (not the peer), and
  * throws what fn reports. */
 void tb_ctx_path(JNIEnv *env, jlong ctx, jstring path, int (*fn)(SSL_CTX *, const char *, tb_error *));
+/* Hands fn both cipher lists (NULL stays NULL) for a context or an engine,
+ * and throws what it reports. Returns 0, or -1 with an exception pending. */
+int tb_with_lists(JNIEnv *env, jstring l12, jstring l13,
+                  int (*fn)(void *target, const char *l12, const char *l13, tb_error *err), void *target);
 jobjectArray tb_der_chain(JNIEnv *env, X509 *leaf, STACK_OF(X509) *rest);
 jbyteArray tb_bytes(JNIEnv *env, const void *p, size_t n);
 jclass tb_byte_array_class(void);

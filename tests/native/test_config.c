@@ -1,9 +1,11 @@
 /* PEM files and OpenSSL cipher strings as the Tomcat integration hands them
- * to OpenSSL (pem.c, cipher_spec.c): good input, wrong passwords, missing
+ * to OpenSSL (pem.c, cipher_spec.c, a host's list held by its context in
+ * ciphers.c): good input, wrong passwords, missing
  * and damaged files, strings that select nothing. Run under ASan in CI. */
 #include "test_support.h"
 #include "pem.h"
 #include "cipher_spec.h"
+#include "ciphers.h"
 #include "live.h"
 
 #include <string.h>
@@ -121,6 +123,34 @@ static void test_ciphers(void) {
   CHECK(tb_cipher_spec_expand("", collect, &a, &err) >= 0);
 }
 
+/* A context's lists (Tomcat's host ciphers) reach an SSL made from it
+ * without a per-SSL parse; an SSL given its own lists parses them. */
+static void test_ctx_ciphers(void) {
+  tb_error err;
+  SSL_CTX *ctx = tb_ctx_new(&err);
+  SSL *held, *own;
+  STACK_OF(SSL_CIPHER) *sk;
+  CHECK(ctx != NULL);
+  if (!ctx)
+    return;
+  CHECK(tb_ctx_ciphers(ctx, "ECDHE-RSA-CHACHA20-POLY1305:ECDHE-RSA-AES128-GCM-SHA256", "", &err) == 0);
+  held = SSL_new(ctx);
+  own = SSL_new(ctx);
+  CHECK(held && own);
+  if (held && own) {
+    CHECK(!tb_ssl_own_ciphers(held));
+    sk = SSL_get_ciphers(held); /* no TLS 1.3 suite, the TLS 1.2 ones in the given order */
+    CHECK(sk && sk_SSL_CIPHER_num(sk) == 2);
+    CHECK(sk && strcmp(SSL_CIPHER_get_name(sk_SSL_CIPHER_value(sk, 0)), "ECDHE-RSA-CHACHA20-POLY1305") == 0);
+    CHECK(tb_configure(own, "ECDHE-RSA-AES256-GCM-SHA384", NULL, 0, 0, &err) == 0);
+    CHECK(tb_ssl_own_ciphers(own) && !tb_ssl_own_ciphers(held));
+  }
+  CHECK(tb_ctx_ciphers(ctx, "NO-SUCH-CIPHER", NULL, &err) == -1 && err.kind == TB_ERR_ARGUMENT);
+  SSL_free(held);
+  SSL_free(own);
+  tb_ctx_free(ctx);
+}
+
 /* The live counts follow OpenSSL's real frees: a context outlives our
  * reference while an engine made from it is alive. */
 static void test_live(void) {
@@ -158,6 +188,7 @@ int main(void) {
   test_keys(k);
   test_certs();
   test_ciphers();
+  test_ctx_ciphers();
   test_live();
   tb_keymat_free(k);
   for (i = 0; i < sizeof names / sizeof names[0]; i++) {

@@ -29,6 +29,9 @@ public final class ContextState {
     private final TrustBridge trust;
     private final CipherSuites suites;
     private final String[] defaultSuites;
+    /** The suites the SSL_CTX holds, which an engine enabling exactly these inherits without a parse. */
+    private final String[] heldSuites;
+    private final CipherSuites.Lists heldLists;
     private final String[] clientSuites;
     private final String[] serverSuites;
     private final String[] clientProtocols;
@@ -43,9 +46,10 @@ public final class ContextState {
      * @param previous the state an earlier init made, or null: its session
      *     contexts and caches carry over, as SunJSSE's SSLContextImpl keeps
      *     its session contexts across init
+     * @param held suites to set on the SSL_CTX in place of the defaults, or null
      */
     ContextState(String protocol, X509ExtendedKeyManager km, X509TrustManager tm, ContextState previous,
-            String[] namedGroups) throws SSLException {
+            String[] namedGroups, String[] held) throws SSLException {
         this.protocol = protocol;
         this.namedGroups = namedGroups;
         this.suites = CipherSuites.get();
@@ -55,6 +59,13 @@ public final class ContextState {
         this.keys = new KeyBridge(km);
         this.trust = new TrustBridge(tm);
         this.defaultSuites = CipherSuites.compact(Native.ctxCipherNames(c));
+        this.heldSuites = held == null ? defaultSuites : checkedSuites(held);
+        this.heldLists = suites.lists(heldSuites);
+        if (held != null) {
+            // exactly the lists EngineConfig.apply would give each SSL, so an
+            // engine inheriting them behaves as one that set them itself
+            Native.ctxCiphers(c, heldLists.any12 ? heldLists.tls12 : null, heldLists.tls13);
+        }
         this.clientSuites = customSuites("jdk.tls.client.cipherSuites");
         this.serverSuites = customSuites("jdk.tls.server.cipherSuites");
         this.clientProtocols = customProtocols("jdk.tls.client.protocols");
@@ -195,8 +206,22 @@ public final class ContextState {
         return t.length() > 1 && t.startsWith("\"") && t.endsWith("\"") ? t.substring(1, t.length() - 1) : t;
     }
 
-    public boolean isDefaultSuites(String[] enabled) {
-        return java.util.Arrays.equals(enabled, defaultSuites);
+    private String[] checkedSuites(String[] held) throws SSLException {
+        try {
+            return suites.check(held);
+        } catch (IllegalArgumentException e) {
+            throw new SSLException(e.getMessage(), e);
+        }
+    }
+
+    /** Whether an engine enabling these suites (same order) can use the SSL_CTX's lists. */
+    public boolean holdsSuites(String[] enabled) {
+        return java.util.Arrays.equals(enabled, heldSuites);
+    }
+
+    /** The SSL_CTX's lists, for the protocol range of an engine that holds them. */
+    public CipherSuites.Lists heldLists() {
+        return heldLists;
     }
 
     /** The context's own key-exchange groups (JSSE names), or null: engines then use jdk.tls.namedGroups. */

@@ -21,6 +21,7 @@ public abstract class TlsBridgeContextSpi extends javax.net.ssl.SSLContextSpi {
     private final String protocol;
     private volatile ContextState state;
     private volatile String[] namedGroups;
+    private volatile String[] heldSuites;
 
     protected TlsBridgeContextSpi(String protocol) {
         // Throwing here makes JCA fall through to the next provider when the
@@ -32,7 +33,8 @@ public abstract class TlsBridgeContextSpi extends javax.net.ssl.SSLContextSpi {
     @Override
     protected void engineInit(KeyManager[] km, TrustManager[] tm, SecureRandom sr) throws KeyManagementException {
         try {
-            state = new ContextState(protocol, Managers.keyManager(km), Managers.trustManager(tm), state, namedGroups);
+            state = new ContextState(protocol, Managers.keyManager(km), Managers.trustManager(tm), state, namedGroups,
+                    heldSuites);
         } catch (SSLException e) {
             throw new KeyManagementException("cannot create the OpenSSL context: " + e.getMessage(), e);
         }
@@ -45,6 +47,16 @@ public abstract class TlsBridgeContextSpi extends javax.net.ssl.SSLContextSpi {
      */
     protected final void namedGroups(String[] groups) {
         namedGroups = groups == null ? null : groups.clone();
+    }
+
+    /**
+     * Cipher suites (standard names, in preference order) the next init sets
+     * on the SSL_CTX itself: an integration that gives every engine the same
+     * list (Tomcat's {@code ciphers}) then costs no OpenSSL list parse per
+     * connection. Engines keep their own enabled suites; null = the defaults.
+     */
+    protected final void heldSuites(String[] suites) {
+        heldSuites = suites == null ? null : suites.clone();
     }
 
     protected final ContextState state() {

@@ -307,12 +307,12 @@ public final class EngineConfig {
     /** Pushes everything to a fresh native SSL, in as few crossings as possible. */
     public void apply(long ssl) throws javax.net.ssl.SSLException {
         String[] chosen = suites();
-        String[] s = ctx.isDefaultSuites(chosen) ? null : chosen;
-        CipherSuites.Lists lists = s == null ? null : ctx.suites().lists(s);
-        boolean any12 = lists == null || lists.any12;
-        boolean any13 = lists == null || lists.any13;
-        int[] range = Protocols.range(protocols(), any12, any13);
-        Native.configure(ssl, lists == null || !lists.any12 ? null : lists.tls12, lists == null ? null : lists.tls13,
+        // the context's own lists (its defaults, or an integration's at init)
+        // are inherited by the SSL: no list parse per connection
+        boolean held = ctx.holdsSuites(chosen);
+        CipherSuites.Lists lists = held ? ctx.heldLists() : ctx.suites().lists(chosen);
+        int[] range = Protocols.range(protocols(), lists.any12, lists.any13);
+        Native.configure(ssl, held || !lists.any12 ? null : lists.tls12, held ? null : lists.tls13,
                 range[0], range[1], clientMode ? AUTH_NONE : clientAuth, !clientMode && cipherOrder);
         if (clientMode) {
             SNIHostName sni = sniName();

@@ -49,6 +49,10 @@ public final class Native {
     /** Standard names of the suites the context enables by default (may end in nulls). */
     public static native String[] ctxCipherNames(long ctx);
 
+    /** The suite lists every engine of the context inherits (null leaves one alone); at init only. */
+    public static native void ctxCiphers(long ctx, String ciphers12, String ciphers13)
+            throws javax.net.ssl.SSLException;
+
     public static native long keyNew(byte[] pkcs8, byte[][] chain) throws javax.net.ssl.SSLException;
 
     public static native void keyFree(long key);
@@ -92,6 +96,9 @@ public final class Native {
 
     public static native void configure(long engine, String ciphers12, String ciphers13, int minVersion,
             int maxVersion, int clientAuth, boolean serverPreference) throws javax.net.ssl.SSLException;
+
+    /** Whether the engine holds a suite list of its own rather than its context's. */
+    public static native boolean ownCiphers(long engine);
 
     public static native void useKey(long engine, long key) throws javax.net.ssl.SSLException;
 

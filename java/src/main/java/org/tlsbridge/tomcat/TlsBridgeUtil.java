@@ -191,7 +191,7 @@ public class TlsBridgeUtil extends SSLUtilBase {
                 + TlsBridgeProvider.openSslVersion() + (negotiableProtocols.isEmpty() ? ""
                         : "; ALPN offers " + negotiableProtocols));
         return new TlsBridgeSSLContext(sslHostConfig.getSslProtocol(), options, ticketKeyFile(sslHostConfig),
-                namedGroups());
+                namedGroups(), getEnabledCiphers());
     }
 
     /**

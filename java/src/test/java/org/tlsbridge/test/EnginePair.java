@@ -39,6 +39,14 @@ public final class EnginePair {
         this.empty = alloc(0);
     }
 
+    /** Two engines made elsewhere, client mode already set on each. */
+    public EnginePair(SSLEngine client, SSLEngine server, boolean direct) {
+        this.client = client;
+        this.server = server;
+        this.direct = direct;
+        this.empty = alloc(0);
+    }
+
     public ByteBuffer alloc(int n) {
         return direct ? ByteBuffer.allocateDirect(n) : ByteBuffer.allocate(n);
     }

@@ -59,6 +59,8 @@ class TomcatHttpsTest {
     private int mtls;
     private int named;
     private int grouped;
+    private SSLHostConfig namedHost;
+    private SSLHostConfig mtlsHost;
     private Path big;
     private String bigSha;
 
@@ -109,11 +111,13 @@ class TomcatHttpsTest {
         mt.setHonorCipherOrder(true);
         mt.setCiphers("ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256");
         Connector mc = tc.https(EmbeddedTomcat.IMPL, mt);
+        mtlsHost = mt;
 
         SSLHostConfig nm = EmbeddedTomcat.host("_default_");
         EmbeddedTomcat.pem(nm, Type.RSA, pki.path("rsa.key"), pki.path("rsa.pem"), null, null);
         nm.setCiphers("ECDHE-RSA-AES128-SHA:AES128-SHA:ECDHE-RSA-AES128-GCM-SHA256");
         Connector nc = tc.https(EmbeddedTomcat.IMPL, nm);
+        namedHost = nm;
 
         SSLHostConfig gr = EmbeddedTomcat.host("_default_");
         EmbeddedTomcat.pem(gr, Type.RSA, pki.path("rsa.key"), pki.path("rsa.pem"), null, null);
@@ -370,6 +374,25 @@ class TomcatHttpsTest {
             assertFalse(r.out.contains("cipher_suite="), "TLS " + tls + ": " + r);
             assertTrue(r.out.matches("(?s).*(alert|certificate required|handshake failure|unknown ca|"
                     + "Connection reset|bad certificate).*"), "TLS " + tls + ": " + r);
+        }
+    }
+
+    @Test
+    @Order(8)
+    void tomcatEnginesInheritTheHostsCiphers() throws Exception {
+        // as Tomcat's endpoint makes each connection's engine: the host's list,
+        // set once on the SSL_CTX, is not parsed again per connection
+        for (SSLHostConfig h : new SSLHostConfig[] {namedHost, mtlsHost}) {
+            for (org.apache.tomcat.util.net.SSLHostConfigCertificate c : h.getCertificates()) {
+                javax.net.ssl.SSLEngine e = c.getSslContext().createSSLEngine();
+                e.setUseClientMode(false);
+                e.setEnabledCipherSuites(h.getEnabledCiphers());
+                e.setEnabledProtocols(h.getEnabledProtocols());
+                e.beginHandshake();
+                assertFalse(HeldCiphersTest.ownCiphers(e), h.getCiphers());
+                assertEquals(List.of(h.getEnabledCiphers()), List.of(e.getEnabledCipherSuites()));
+                e.closeOutbound();
+            }
         }
     }
 
