@@ -60,6 +60,9 @@ t = targets._line("t", cell("a", 0.01, {"seconds": 60, "converged": False}), cel
                   "converged": True}), "cpu_ms_per_req", 1.8, "le", {"ratios": [2.0, 2.1, 2.2]})
 check("the verdict names each side's warm-up and a cap", "warm-up a 60 s (cap, not converged), b 7 s" in t["detail"],
       t["detail"])
+t = targets._line("t", cell("a", 0.01, {"seconds": 60, "converged": False, "cap_reason": "jit"}),
+                  cell("b", 0.02, {"seconds": 7, "converged": True}), "cpu_ms_per_req", 1.8, "le")
+check("... and a cap the JIT caused", "warm-up a 60 s (cap, JIT still compiling), b 7 s" in t["detail"], t["detail"])
 
 # a cell whose reps fall, each below the one before, was measured cold
 reps = lambda *v: [{"cpu_ms_per_req": x} for x in v]
