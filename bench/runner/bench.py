@@ -344,21 +344,30 @@ def run_syscalls(work):
 
 def converge(h, g, mode, size, o, work):
     """A JVM server runs its cell's own load in --warmup-window windows until
-    plan.WARM_AGREE of them in a row agree, or --warmup seconds of load: a JIT
-    still compiling (SunJSSE has more Java to compile than tlsbridge) must
-    not be timed."""
-    t0, vals, converged = time.monotonic(), [], False
+    plan.WARM_AGREE of them in a row agree with a quiet JIT (plan.agreed), or
+    --warmup seconds of load: a JIT still compiling (SunJSSE has more Java to
+    compile than tlsbridge) must not be timed. At the cap, `cap_reason` says
+    whether the CPU per request never agreed ("cpu") or agreed only while
+    the compiler threads were busy ("jit")."""
+    t0, vals, jits, converged = time.monotonic(), [], [], False
     most = max(plan.WARM_AGREE, int(round(o.warmup / o.warmup_window)))
+    agreed_busy = False
     while len(vals) < most and h.proc.alive():
         r, _ = measure.one(h, mode, size, o.warmup_window, o, work, g.suite)
         vals.append(r["cpu_ms_per_req"])
-        if plan.agreed(vals):
+        jits.append(r.get("jit_share"))
+        if plan.agreed(vals, jits):
             converged = True
             break
+        agreed_busy = agreed_busy or plan.agreed(vals)
     w = {"seconds": round(len(vals) * o.warmup_window, 1), "wall_s": round(time.monotonic() - t0, 1),
-         "windows": vals, "converged": converged, "cap_s": o.warmup}
-    log(f"  {mode:9} {size:>8} {h.variant.name:24} warm-up: {len(vals)} windows, "
-        f"{'converged' if converged else 'CAP, not converged'}: {' '.join(f'{x:.4f}' for x in vals if x)}")
+         "windows": vals, "jit_share": jits, "converged": converged, "cap_s": o.warmup}
+    if not converged:
+        w["cap_reason"] = "jit" if agreed_busy else "cpu"
+    state = "converged" if converged else f"CAP, not converged ({'JIT busy' if agreed_busy else 'CPU/req'})"
+    log(f"  {mode:9} {size:>8} {h.variant.name:24} warm-up: {len(vals)} windows, {state}: "
+        f"{' '.join(f'{x:.4f}' for x in vals if x)}; JIT % "
+        f"{' '.join(f'{100 * x:.0f}' for x in jits if x is not None)}")
     return w
 
 
@@ -532,7 +541,9 @@ def profile_cell(results, cells, ctx, g, mode, size, o, work):
         c["profile"] = pr
         if pr.get("ok"):
             top = ", ".join(f"{k} {v:.0f}%" for k, v in sorted(pr["buckets_pct"].items(), key=lambda kv: -kv[1])[:4])
-            log(f"  profile {tag}: {pr['samples']} samples: {top}")
+            jit = pr.get("jit_share")
+            log(f"  profile {tag}: {pr['samples']} samples: {top}"
+                + (f"; JIT {100 * jit:.1f}% of the process's CPU" if jit is not None else ""))
         else:
             log(f"  profile {tag} failed: {pr.get('error')}")
 

@@ -31,12 +31,14 @@ def drive(handle, mode, size, seconds, opts, workdir, suite):
 
 def one(handle, mode, size, seconds, opts, workdir, suite):
     before = handle.snapshot()
+    jit0 = handle.jit()
     cpu0 = handle.cpu()
     busy0, steal0 = procs.cpu_busy(procs.SERVER_CPU)
     t0 = time.monotonic()
     r = drive(handle, mode, size, seconds, opts, workdir, suite)
     wall = time.monotonic() - t0
     cpu = handle.cpu() - cpu0
+    jit = procs.jit_seconds(jit0, handle.jit() or {}) if jit0 is not None else None
     busy1, steal1 = procs.cpu_busy(procs.SERVER_CPU)
     # time on the server's CPU used by anything else (other engineers'
     # builds, the hypervisor): a contended cell is flagged, not trusted
@@ -53,6 +55,10 @@ def one(handle, mode, size, seconds, opts, workdir, suite):
         "cpu_ms_per_req": round(cpu * 1000.0 / n, 4) if n else None,
         "cpu_ms_per_mb": round(cpu * 1000.0 / (n * size / 1e6), 3) if n else None,
         "server_util": round(cpu / wall, 3) if wall else None,
+        # the JIT compiler threads' part of server_cpu_s (JVM servers): a
+        # window that compiled measured compilation too (plan.agreed)
+        "jit_cpu_s": round(jit, 3) if jit is not None else None,
+        "jit_share": round(min(1.0, jit / cpu), 4) if jit is not None and cpu > 0 else None,
         "client_cpu_s": round(r.client_cpu, 3),
         "others_on_server_cpu": round(others / wall, 3) if wall else None,
         "steal": round((steal1 - steal0) / wall, 3) if wall else None,

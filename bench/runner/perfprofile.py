@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 
+import plan
 import procs
 from probe import role as probe_role
 
@@ -108,9 +109,20 @@ def record(perf, handle, java_bin, seconds, measure_one, outdir, tag):
         subprocess.run(procs.pinned(procs.CLIENT_CPU, [jcmd, str(pid), "Compiler.perfmap"]), capture_output=True,
                        timeout=60)
     r = analyze(perf, data, pid, rep.get("cpu_ms_per_req"), outdir, tag,
-                f"window: {rep.get('requests')} requests, {rep.get('cpu_ms_per_req')} ms CPU/request")
-    r.update({"command": cmd, "rep": rep})
+                f"window: {rep.get('requests')} requests, {rep.get('cpu_ms_per_req')} ms CPU/request"
+                + jit_note(rep.get("jit_share")))
+    r.update({"command": cmd, "rep": rep, "jit_share": rep.get("jit_share")})
     return r
+
+
+def jit_note(share):
+    """The header's word on the JIT in the profiled window (from /proc, not
+    the samples): a profile taken while C1/C2 compiled shows compilation,
+    not the steady server."""
+    if share is None:
+        return ""
+    note = f"; JIT compiler threads {100 * share:.1f}% of the process's CPU"
+    return note + (" -- STILL COMPILING: not a steady-state profile" if not plan.jit_quiet(share) else "")
 
 
 def analyze(perf, data, pid, cpu_ms_per_unit, outdir, tag, header):

@@ -76,6 +76,41 @@ def cpu_seconds(pids):
     return t / CLK_TCK
 
 
+# HotSpot's JIT compiler threads as /proc shows them (comm is cut at 15
+# characters: "C2 CompilerThread0" reads "C2 CompilerThre")
+JIT_THREADS = ("C1 CompilerThre", "C2 CompilerThre")
+
+
+def jit_threads(pids):
+    """{tid: utime+stime seconds} of the JIT compiler threads of the given
+    processes. Per thread, since HotSpot starts and ends compiler threads
+    as its queue grows and shrinks (UseDynamicNumberOfCompilerThreads): a
+    sum over the threads alive now would drop an exited one's whole time."""
+    out = {}
+    for p in pids:
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                with open(f"/proc/{p}/task/{t}/stat") as f:
+                    s = f.read()
+            except OSError:
+                continue
+            if s[s.index("(") + 1:s.rindex(")")].startswith(JIT_THREADS):
+                f = s[s.rindex(")") + 2:].split()
+                out[int(t)] = (int(f[11]) + int(f[12])) / CLK_TCK
+    return out
+
+
+def jit_seconds(before, after):
+    """CPU seconds the compiler threads used between two jit_threads()
+    snapshots: a thread started meanwhile counts whole; one that exited
+    loses only its time since `before` (a short undercount)."""
+    return sum(max(0.0, v - before.get(t, 0.0)) for t, v in after.items())
+
+
 def cpu_busy(cpu):
     """Busy and steal seconds of one CPU from /proc/stat (all processes):
     with the server's own time it tells how much others used its CPU."""

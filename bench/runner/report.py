@@ -11,7 +11,7 @@ import report_cpu
 import report_flavours
 import suites
 import targets as T
-from plan import WARM_AGREE, WARM_TOL
+from plan import WARM_AGREE, WARM_JIT_MAX, WARM_TOL
 
 SIZES = {1024: "1 KiB", 16384: "16 KiB", 65536: "64 KiB", 1048576: "1 MiB"}
 MODES = {"keepalive": "keep-alive (wrk)", "newconn": "new connection per request (siege)",
@@ -77,7 +77,10 @@ def rng(c, k, nd=3):
 def warm_cell(w):
     if not w:
         return "–"
-    return f"{w['seconds']:.0f} s" if w.get("converged") else f"**{w['seconds']:.0f} s cap**"
+    if w.get("converged"):
+        return f"{w['seconds']:.0f} s"
+    # "JIT": the CPU per request agreed but the compiler threads never quieted
+    return f"**{w['seconds']:.0f} s cap{' (JIT)' if w.get('cap_reason') == 'jit' else ''}**"
 
 
 def icount_section(results):
@@ -152,9 +155,11 @@ def write(results, out):
     if "pairs" in op:
         md.append(f"Warm-up: before a cell is timed, each JVM server runs the cell's own load in "
                   f"{op.get('warmup_window')} s windows until {WARM_AGREE} windows in a row agree within "
-                  f"{WARM_TOL:.0%} on CPU per request, for at most {op.get('warmup'):.0f} s (on "
+                  f"{WARM_TOL:.0%} on CPU per request, each with the JIT compiler threads at most "
+                  f"{WARM_JIT_MAX:.0%} of the server's CPU, for at most {op.get('warmup'):.0f} s (on "
                   f"{', '.join(op.get('warm_modes') or [])} cells); each table's warm-up column says how long it "
-                  f"took, **cap** where it never converged. Targets: {op['pairs']} alternating pairs of "
+                  f"took, **cap** where it never converged (**cap (JIT)**: CPU per request agreed while "
+                  f"the JIT still compiled). Targets: {op['pairs']} alternating pairs of "
                   f"{op.get('pair_duration')} s windows of the two cells, the order inside each pair drawn from "
                   f"seed {op.get('seed')} (`--seed {op.get('seed')}` repeats it); the verdict is the median of the "
                   f"per-pair ratios, [min–max] beside it, and **NOISY** when the pairs straddle the target."

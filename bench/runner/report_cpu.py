@@ -2,6 +2,7 @@
 missed target, tlsbridge's own Tomcat cells, and the tlsbridge-probe pass."""
 
 import perfprofile as perfprof
+import plan
 import targets as T
 
 ROLES = ("request threads", "JIT compiler", "GC + VM", "other")
@@ -23,6 +24,17 @@ def _unit(cell):
         # a 1 KiB wrap+unwrap takes ~1.5 us: ms with four decimals hid it
         return "us/op", 1000.0
     return ("ms/MB", 1e6 / cell["size"]) if cell["size"] >= 65536 else ("ms/req", 1.0)
+
+
+def jit_seen(names, profs):
+    """The JIT compiler threads' share of each profiled window's CPU (from
+    /proc), flagged where it was above the warm-up's limit: that profile
+    shows compilation, not the steady server."""
+    seen = [(n, p.get("jit_share")) for n, p in zip(names, profs) if p.get("ok") and p.get("jit_share") is not None]
+    if not seen:
+        return ""
+    return ". JIT compiler threads in the profiled window (/proc): " + "; ".join(
+        f"{n} {100 * s:.1f}%" + ("" if plan.jit_quiet(s) else " (**still compiling**)") for n, s in seen)
 
 
 def compare(ours, theirs):
@@ -52,7 +64,7 @@ def compare(ours, theirs):
     md.append("")
     md.append("Thread roles (share of samples): " + "; ".join(
         f"{n}: " + ", ".join(f"{r} {p['threads_pct'].get(r, 0):.0f}%" for r in ROLES if p["threads_pct"].get(r))
-        for n, p in zip(names, [po, pt])))
+        for n, p in zip(names, [po, pt])) + jit_seen(names, [po, pt]))
     if diffs:
         worse = [f"{b} {d * k:+.4f}" for d, b in sorted(diffs, reverse=True) if d > 0][:3]
         better = [f"{b} {d * k:+.4f}" for d, b in sorted(diffs) if d < 0][:2]

@@ -92,7 +92,10 @@ def missed(t):
 
 
 def _warm_text(w):
-    return f"{w['seconds']:.0f} s" + ("" if w.get("converged") else " (cap, not converged)")
+    if w.get("converged"):
+        return f"{w['seconds']:.0f} s"
+    return f"{w['seconds']:.0f} s" + (" (cap, JIT still compiling)" if w.get("cap_reason") == "jit" else
+                                      " (cap, not converged)")
 
 
 def cell_key(c):

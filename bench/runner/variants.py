@@ -78,6 +78,10 @@ class Handle:
     def cpu(self):
         return procs.cpu_seconds(self.pids)
 
+    def jit(self):
+        """A JVM server's compiler threads (procs.jit_threads); None without a JIT."""
+        return procs.jit_threads(self.pids) if self.variant.jdk else None
+
     def snapshot(self):
         return None
 

@@ -12,6 +12,8 @@ import types
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "runner"))
 import bench  # noqa: E402
 import measure  # noqa: E402
+import plan  # noqa: E402
+import report  # noqa: E402
 import targets  # noqa: E402
 import verify  # noqa: E402
 
@@ -58,6 +60,9 @@ t = targets._line("t", cell("a", 0.01, {"seconds": 60, "converged": False}), cel
                   "converged": True}), "cpu_ms_per_req", 1.8, "le", {"ratios": [2.0, 2.1, 2.2]})
 check("the verdict names each side's warm-up and a cap", "warm-up a 60 s (cap, not converged), b 7 s" in t["detail"],
       t["detail"])
+t = targets._line("t", cell("a", 0.01, {"seconds": 60, "converged": False, "cap_reason": "jit"}),
+                  cell("b", 0.02, {"seconds": 7, "converged": True}), "cpu_ms_per_req", 1.8, "le")
+check("... and a cap the JIT caused", "warm-up a 60 s (cap, JIT still compiling), b 7 s" in t["detail"], t["detail"])
 
 # a cell whose reps fall, each below the one before, was measured cold
 reps = lambda *v: [{"cpu_ms_per_req": x} for x in v]
@@ -76,7 +81,9 @@ feed = []
 
 def one(h, mode, size, seconds, opts, work, suite):
     v = feed.pop(0) if feed else h.cpu
-    return {"cpu_ms_per_req": v, "req_per_s": 1000.0, "errors": 0, "others_on_server_cpu": 0.0}, "cmd"
+    v, jit = v if isinstance(v, tuple) else (v, None)  # (CPU/request, JIT compiler share)
+    return {"cpu_ms_per_req": v, "jit_share": jit, "req_per_s": 1000.0, "errors": 0,
+            "others_on_server_cpu": 0.0}, "cmd"
 
 
 measure.one = one
@@ -96,6 +103,32 @@ check("warm-up stops at the first three windows within 5%", w["converged"] and l
 feed[:] = [0.01 * (1 + (i % 2)) for i in range(200)]
 w = bench.converge(h, g, "keepalive", 1024, o, "/tmp")
 check("a warm-up that never settles stops at its cap, marked", not w["converged"] and w["seconds"] == o.warmup, w)
+check("... its cap reason is the CPU per request", w.get("cap_reason") == "cpu", w)
+# the JIT: a window whose compiler threads took more than plan.WARM_JIT_MAX
+# of the process's CPU does not count, however well its CPU/request agrees
+check("a window with the JIT at 22% does not count toward agreement",
+      not plan.agreed([0.30, 0.30, 0.30], [0.0, 0.0, 0.22]) and plan.agreed([0.30, 0.30, 0.30], [0.0, 0.01, 0.02])
+      and plan.agreed([0.30, 0.30, 0.30]) and plan.agreed([0.30, 0.30, 0.30], [None] * 3))
+import procs  # noqa: E402
+check("the compiler threads' CPU of a window: a thread started meanwhile counts whole, one that ended is dropped",
+      abs(procs.jit_seconds({11: 2.0, 12: 1.0}, {11: 2.5, 13: 0.3}) - 0.8) < 1e-9
+      and procs.jit_threads([2 ** 22 + 7]) == {})
+import perfprofile  # noqa: E402
+import report_cpu  # noqa: E402
+seen = report_cpu.jit_seen(["a", "b"], [{"ok": True, "jit_share": 0.22}, {"ok": True, "jit_share": 0.01}])
+check("a profile taken while the JIT compiled says so (header and report)",
+      "STILL COMPILING" in perfprofile.jit_note(0.22) and "STILL" not in perfprofile.jit_note(0.01)
+      and "a 22.0% (**still compiling**)" in seen and "b 1.0%" in seen and "b 1.0% (" not in seen, seen)
+feed[:] = [(0.33, 0.25), (0.31, 0.20), (0.30, 0.15), (0.30, 0.08), (0.30, 0.03), (0.296, 0.01), (0.30, 0.005),
+           (0.298, 0.0), (0.9, 0.0)]
+w = bench.converge(h, g, "newconn", 1024, o, "/tmp")
+check("a warm-up whose CPU/request agrees while C2 compiles converges only once three windows have a quiet JIT",
+      w["converged"] and len(w["windows"]) == 8 and w["jit_share"][-1] == 0.0, w)
+feed[:] = [(0.30, 0.05)] * 200
+w = bench.converge(h, g, "newconn", 1024, o, "/tmp")
+check("a JIT that never quiets stops the warm-up at its cap, marked as the JIT's",
+      not w["converged"] and w["seconds"] == o.warmup and w.get("cap_reason") == "jit"
+      and report.warm_cell(w) == f"**{o.warmup:.0f} s cap (JIT)**", w)
 
 orders = []
 for _ in range(2):
