@@ -202,6 +202,8 @@ def table(res):
            "|---|---|---|---|---|---|---|"]
     delta = (res.get("baseline") or {}).get("delta", {})
     for k, label in OPS:
+        if k not in res["ops"]:
+            continue  # a result from before the op existed (an older run's results.json)
         a, b = res["ops"][k]["tlsbridge"], res["ops"][k]["openssl"]
         d = delta.get(k, {}).get("tlsbridge")
         h = res.get("heap", {}).get(k, {})
