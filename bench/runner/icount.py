@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Instruction counts of the native engine core (tests/icount/icount.c under
-valgrind --tool=callgrind): a full TLS 1.3 handshake and 1 KiB / 16 KiB
-wrap+unwrap pairs through tlsbridge's engines, against plain OpenSSL
-SSL_write/SSL_read over a BIO pair (the floor). A busy machine cannot move
+valgrind --tool=callgrind): a full TLS 1.3 handshake, resumed handshakes
+(TLS 1.3 ticket, TLS 1.2 ticket and session id; both ends per connection)
+and 1 KiB / 16 KiB wrap+unwrap pairs through tlsbridge's engines, against
+plain OpenSSL SSL_write/SSL_read over a BIO pair (the floor). A second
+build of the harness counts each operation's heap calls, run natively. A busy machine cannot move
 these figures; the OpenSSL build and the CPU features valgrind reports can,
 so the committed baseline (tests/icount/baseline.json) is keyed by the
 OpenSSL version and records the CPU features it was taken with.
@@ -32,7 +34,10 @@ LIMIT = 0.05        # a tlsbridge count more than this above the baseline fails
 REPRODUCE = 0.005   # two runs must agree within this
 # what each callgrind dump is, in report order: (operation, label)
 OPS = [("pair 1024", "1 KiB wrap+unwrap pair"), ("pair 16384", "16 KiB wrap+unwrap pair"),
-       ("handshake rsa", "full TLS 1.3 handshake, RSA-2048"), ("handshake ec", "full TLS 1.3 handshake, ECDSA P-256")]
+       ("handshake rsa", "full TLS 1.3 handshake, RSA-2048"), ("handshake ec", "full TLS 1.3 handshake, ECDSA P-256"),
+       ("resumed t13-ticket", "resumed TLS 1.3 handshake (ticket), RSA, both ends"),
+       ("resumed t12-ticket", "resumed TLS 1.2 handshake (ticket), RSA, both ends"),
+       ("resumed t12-id", "resumed TLS 1.2 handshake (session id), RSA, both ends")]
 SIDES = ("tlsbridge", "openssl")
 
 
@@ -40,17 +45,18 @@ class Unavailable(Exception):
     pass
 
 
-def build(build_dir, out_dir):
+def build(build_dir, out_dir, heap=False):
     """The harness linked against the tbcore of build_dir (the library the
-    jar ships, from the same CMake build) and the fuzzers' fixed RAND."""
+    jar ships, from the same CMake build) and the fuzzers' fixed RAND; with
+    heap, the variant that counts heap calls instead (run natively)."""
     lib = os.path.join(build_dir, "native", "libtbcore.a")
     if not os.path.exists(lib):
         raise Unavailable(f"{lib} not built (run mvn package first)")
     if not os.path.exists("/usr/include/valgrind/callgrind.h") or not shutil.which("valgrind"):
         raise Unavailable("valgrind is not installed (Debian package valgrind)")
     os.makedirs(out_dir, exist_ok=True)
-    exe = os.path.join(out_dir, "icount")
-    cmd = ["cc", "-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wstrict-prototypes",
+    exe = os.path.join(out_dir, "icount-heap" if heap else "icount")
+    cmd = ["cc"] + (["-DICOUNT_HEAP"] if heap else []) + [ "-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wstrict-prototypes",
            "-Wmissing-prototypes", "-Wno-unused-parameter", "-D_GNU_SOURCE",
            "-I" + os.path.join(ROOT, "native", "core"), "-I" + os.path.join(ROOT, "native", "include"),
            "-I" + os.path.join(ROOT, "tests", "fuzz")] + openssl_flags(build_dir) + [
@@ -121,11 +127,30 @@ def run(exe, pairs=PAIRS):
             "ops": {k: ops[k] for k, _ in OPS}, "command": " ".join([c for c in cmd[:-2] if not c.startswith("--callgrind-out")] + ["icount", str(pairs)])}
 
 
+def heap_counts(exe, pairs=PAIRS):
+    """Per operation and side: heap calls (malloc, calloc, realloc), bytes
+    asked for and frees per op, from the ICOUNT_HEAP harness run natively
+    (fixed RAND: the same every run)."""
+    p = subprocess.run([exe, str(pairs)], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 or "icount ok" not in p.stdout:
+        raise RuntimeError(f"heap-counting harness failed (exit {p.returncode}):\n{p.stdout}\n{p.stderr[-3000:]}")
+    heap = {}
+    for side, what, allocs, nbytes, frees in re.findall(
+            r"^icount heap (\S+) (.+?): (\d+) allocs (\d+) bytes (\d+) frees$", p.stdout, re.M):
+        n = re.search(r" x(\d+)$", what)
+        div = int(n.group(1)) if n else 1
+        what = what[:n.start()] if n else what
+        heap.setdefault(what, {})[side] = {"allocs": round(int(allocs) / div, 1),
+                                           "bytes": round(int(nbytes) / div), "frees": round(int(frees) / div, 1)}
+    return {k: heap.get(k, {}) for k, _ in OPS}
+
+
 def measure(build_dir, out_dir, runs=2, pairs=PAIRS):
     """runs callgrind runs; the result of the first, with how far the others
-    moved (max relative difference of any count)."""
+    moved (max relative difference of any count), and the heap counts."""
     exe = build(build_dir, out_dir)
     results = [run(exe, pairs) for _ in range(runs)]
+    results[0]["heap"] = heap_counts(build(build_dir, out_dir, heap=True), pairs)
     spread = 0.0
     for r in results[1:]:
         for k, _ in OPS:
@@ -170,14 +195,23 @@ def compare(res, baselines):
 
 
 def table(res):
-    """Markdown lines for the bench report and the test log."""
-    out = ["| operation | tlsbridge instructions | OpenSSL floor | tlsbridge / floor | vs baseline (tlsbridge) |",
-           "|---|---|---|---|---|"]
+    """Markdown lines for the bench report and the test log: instructions,
+    then heap calls (malloc, calloc and realloc; bytes asked for) per op."""
+    out = ["| operation | tlsbridge instructions | OpenSSL floor | tlsbridge / floor | vs baseline (tlsbridge) "
+           "| heap allocs tlsbridge / floor | heap bytes tlsbridge / floor |",
+           "|---|---|---|---|---|---|---|"]
     delta = (res.get("baseline") or {}).get("delta", {})
     for k, label in OPS:
+        if k not in res["ops"]:
+            continue  # a result from before the op existed (an older run's results.json)
         a, b = res["ops"][k]["tlsbridge"], res["ops"][k]["openssl"]
         d = delta.get(k, {}).get("tlsbridge")
-        out.append(f"| {label} | {a:,} | {b:,} | {a / b:.3f}x | {'–' if d is None else f'{d:+.2%}'} |")
+        h = res.get("heap", {}).get(k, {})
+        ht, ho = h.get("tlsbridge"), h.get("openssl")
+        allocs = f"{ht['allocs']:g} / {ho['allocs']:g}" if ht and ho else "–"
+        nbytes = f"{ht['bytes']:,} / {ho['bytes']:,}" if ht and ho else "–"
+        out.append(f"| {label} | {a:,} | {b:,} | {a / b:.3f}x | {'–' if d is None else f'{d:+.2%}'} "
+                   f"| {allocs} | {nbytes} |")
     return out
 
 

@@ -94,8 +94,10 @@ def icount_section(results):
     md.append(f"`tests/icount/icount.c` under `{ic['command']}`: instructions per operation in tlsbridge's "
               f"engines (`tb_engine_wrap`/`tb_engine_unwrap`, the handshake from `tb_engine_new` to both "
               f"engines freed) and in plain OpenSSL over a BIO pair (`SSL_write`/`SSL_read`, `SSL_do_handshake`: "
-              f"the floor), fixed keys and RAND, setup outside the counted regions. A busy machine cannot "
-              f"move them. {ic['openssl']}; CPU features as valgrind shows them: {ic['cpu']}; {ic['runs']} "
+              f"the floor; a resumed handshake counts one connection, both ends, the client offering the session "
+              f"its cache kept), fixed keys and RAND, setup outside the counted regions. A busy machine cannot "
+              f"move them. Heap calls (malloc, calloc, realloc) and bytes asked for per operation come from a "
+              f"second build of the harness run natively. {ic['openssl']}; CPU features as valgrind shows them: {ic['cpu']}; {ic['runs']} "
               f"run(s), largest difference between runs {ic['spread']:.4%}.\n")
     md += icount.table(ic)
     md.append("")

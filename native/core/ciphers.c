@@ -41,7 +41,7 @@ int tb_ciphers_each(void (*fn)(void *arg, const char *std, const char *ossl, int
 /* The one place a suite list is handed to OpenSSL, for a context at init
  * (ssl NULL) or for one SSL, so both read the lists and fail the same way. */
 static int set_lists(SSL_CTX *ctx, SSL *ssl, const char *list12, const char *list13, tb_error *err) {
-  ERR_clear_error();
+  tb_err_reset();
   if (list12 && *list12 && !(ssl ? SSL_set_cipher_list(ssl, list12) : SSL_CTX_set_cipher_list(ctx, list12))) {
     tb_err_from_openssl(err, TB_ERR_ARGUMENT, "cannot set TLS 1.2 cipher suites");
     return -1;

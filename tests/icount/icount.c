@@ -1,7 +1,10 @@
 /* Instruction-count harness (run under valgrind --tool=callgrind by
- * bench/runner/icount.py): a full TLS 1.3 handshake, and 1 KiB and 16 KiB
- * wrap+unwrap pairs, through two tlsbridge engines and through plain OpenSSL
- * (SSL_write/SSL_read over a BIO pair: the floor an engine cannot beat).
+ * bench/runner/icount.py): a full TLS 1.3 handshake, resumed handshakes
+ * (TLS 1.3 ticket, TLS 1.2 ticket, TLS 1.2 session id), and 1 KiB and
+ * 16 KiB wrap+unwrap pairs, through two tlsbridge engines and through plain
+ * OpenSSL (SSL_write/SSL_read over a BIO pair: the floor an engine cannot
+ * beat). Built with -DICOUNT_HEAP, it counts each region's heap calls
+ * instead ("icount heap" lines).
  * Each measured region is bracketed by callgrind's collection toggle and
  * dumped under its own name, so setup and warm-up stay outside the counts.
  * Randomness and keys are the fuzzers' fixed ones: the same OpenSSL build
@@ -13,6 +16,7 @@
 #include "fuzz_driver.h"
 #include "ciphers.h"
 #include "fuzz_keys.h"
+#include "session_cache.h"
 #include "ssl_connect.h"
 
 #include <cpuid.h>
@@ -36,11 +40,58 @@ static uint8_t src[TB_MAX_PLAINTEXT], net[1 << 17], plain[TB_MAX_PLAINTEXT];
     }                                                                     \
   } while (0)
 
+#ifdef ICOUNT_HEAP
+/* Built with ICOUNT_HEAP (a second executable, run without valgrind so the
+ * instruction counts stay free of it): every heap call of the process
+ * (OpenSSL's, tlsbridge's, libc's) goes through these, so a region's
+ * allocations are counted whoever makes them; glibc's entry points do the
+ * work. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+static struct {
+  int on;
+  unsigned long allocs, frees;
+  unsigned long long bytes;
+} heap;
+
+void *malloc(size_t n) {
+  if (heap.on)
+    heap.allocs++, heap.bytes += n;
+  return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t m) {
+  if (heap.on)
+    heap.allocs++, heap.bytes += n * m;
+  return __libc_calloc(n, m);
+}
+void *realloc(void *p, size_t n) {
+  if (heap.on)
+    heap.allocs++, heap.bytes += n;
+  return __libc_realloc(p, n);
+}
+void free(void *p) {
+  if (heap.on && p)
+    heap.frees++;
+  __libc_free(p);
+}
+
+static void region_start(void) {
+  memset(&heap, 0, sizeof heap);
+  heap.on = 1;
+}
+static void region_end(const char *name) {
+  heap.on = 0;
+  printf("icount heap %s: %lu allocs %llu bytes %lu frees\n", name, heap.allocs, heap.bytes, heap.frees);
+}
+#else
 static void region_start(void) { CALLGRIND_TOGGLE_COLLECT; }
 static void region_end(const char *name) {
   CALLGRIND_TOGGLE_COLLECT;
   CALLGRIND_DUMP_STATS_AT(name);
 }
+#endif
 
 static EVP_PKEY *pem_key(const char *pem) {
   BIO *b = BIO_new_mem_buf(pem, -1);
@@ -184,15 +235,19 @@ typedef struct ossl_conn {
   SSL *c, *s;
 } ossl_conn;
 
-static SSL_CTX *ossl_ctx(EVP_PKEY *pk, X509 *x) {
+static SSL_CTX *ossl_ctx_v(EVP_PKEY *pk, X509 *x, int version) {
   SSL_CTX *ctx = SSL_CTX_new(TLS_method());
   NEED(ctx != NULL);
-  NEED(SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) && SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION));
+  NEED(SSL_CTX_set_min_proto_version(ctx, version) && SSL_CTX_set_max_proto_version(ctx, version));
   NEED(SSL_CTX_set_ciphersuites(ctx, SUITE));
   if (pk) {
     NEED(SSL_CTX_use_certificate(ctx, x) == 1 && SSL_CTX_use_PrivateKey(ctx, pk) == 1);
   }
   return ctx;
+}
+
+static SSL_CTX *ossl_ctx(EVP_PKEY *pk, X509 *x) {
+  return ossl_ctx_v(pk, x, TLS1_3_VERSION);
 }
 
 static void ossl_connection(SSL_CTX *cctx, SSL_CTX *sctx, ossl_conn *k) {
@@ -246,6 +301,109 @@ static void ossl_regions(EVP_PKEY *pk, X509 *x, const char *kind, int pairs) {
   SSL_CTX_free(sctx);
 }
 
+/* ---- resumed handshakes, RSA, both ends ---- */
+
+#define SUITE12 "ECDHE-RSA-AES128-GCM-SHA256"
+#define RESUMED 8 /* resumed connections per region */
+
+static const struct {
+  const char *name;
+  int version;
+  long options; /* on every SSL_CTX of the run (the server's choice) */
+} RESUME[3] = {{"resumed t13-ticket", TLS1_3_VERSION, 0},
+               {"resumed t12-ticket", TLS1_2_VERSION, 0},
+               {"resumed t12-id", TLS1_2_VERSION, SSL_OP_NO_TICKET}};
+
+/* One connection as a JSSE client and server make it: the client names its
+ * peer (its cache offers the session the previous connection left), both
+ * handshake, both are freed. 1 when both ends resumed. */
+static int tb_resumed(SSL_CTX *ctx, tb_keymat *key, int version) {
+  static tb_side c, s;
+  tb_error err;
+  int reused;
+  c.e = tb_engine_new(ctx, 1, &err);
+  s.e = tb_engine_new(ctx, 0, &err);
+  NEED(c.e && s.e);
+  NEED(tb_configure(c.e->ssl, NULL, NULL, version, version, &err) == 0);
+  NEED(tb_configure(s.e->ssl, NULL, NULL, version, version, &err) == 0);
+  tb_engine_set_peer(c.e, "icount.test:443");
+  c.in_len = s.in_len = 0;
+  tb_handshake(&c, &s, key);
+  reused = SSL_session_reused(c.e->ssl) && SSL_session_reused(s.e->ssl);
+  tb_engine_free(c.e);
+  tb_engine_free(s.e);
+  return reused;
+}
+
+static void tb_resumed_regions(tb_keymat *key) {
+  char name[64];
+  tb_error err;
+  int k, i, ok;
+  for (k = 0; k < 3; k++) {
+    SSL_CTX *ctx = tb_ctx_new(&err);
+    NEED(ctx != NULL && tb_ctx_ciphers(ctx, SUITE12, SUITE, &err) == 0);
+    SSL_CTX_set_options(ctx, RESUME[k].options);
+    NEED(!tb_resumed(ctx, key, RESUME[k].version));
+    for (i = 0; i < WARM; i++)
+      NEED(tb_resumed(ctx, key, RESUME[k].version));
+    snprintf(name, sizeof name, "tlsbridge %s x%d", RESUME[k].name, RESUMED);
+    region_start();
+    for (i = 0, ok = 1; i < RESUMED; i++)
+      ok &= tb_resumed(ctx, key, RESUME[k].version);
+    region_end(name);
+    NEED(ok);
+    tb_ctx_free(ctx);
+  }
+}
+
+/* The floor: OpenSSL's defaults (its internal server cache, its own ticket
+ * keys), the client keeping the last session it got. */
+static int ossl_resumed(SSL_CTX *cctx, SSL_CTX *sctx, SSL_SESSION **sess) {
+  ossl_conn k;
+  BIO *bc, *bs;
+  int reused;
+  k.c = SSL_new(cctx);
+  k.s = SSL_new(sctx);
+  NEED(k.c && k.s && BIO_new_bio_pair(&bc, BIO_RING, &bs, BIO_RING));
+  SSL_set_bio(k.c, bc, bc);
+  SSL_set_bio(k.s, bs, bs);
+  NEED(!*sess || SSL_set_session(k.c, *sess));
+  NEED(ssl_connect_pair(k.c, k.s));
+  reused = SSL_session_reused(k.c) && SSL_session_reused(k.s);
+  SSL_SESSION_free(*sess);
+  *sess = SSL_get1_session(k.c);
+  /* as tlsbridge's engines are freed: no close_notify, the session stays
+   * resumable (SSL_free would otherwise mark it spent) */
+  SSL_set_shutdown(k.c, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+  SSL_set_shutdown(k.s, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+  ossl_free(&k);
+  return reused;
+}
+
+static void ossl_resumed_regions(EVP_PKEY *pk, X509 *x) {
+  char name[64];
+  int k, i, ok;
+  for (k = 0; k < 3; k++) {
+    SSL_CTX *cctx = ossl_ctx_v(NULL, NULL, RESUME[k].version), *sctx = ossl_ctx_v(pk, x, RESUME[k].version);
+    SSL_SESSION *sess = NULL;
+    NEED(SSL_CTX_set_cipher_list(cctx, SUITE12) && SSL_CTX_set_cipher_list(sctx, SUITE12));
+    SSL_CTX_set_options(cctx, RESUME[k].options);
+    SSL_CTX_set_options(sctx, RESUME[k].options);
+    NEED(!ossl_resumed(cctx, sctx, &sess));
+    for (i = 0; i < WARM; i++)
+      NEED(ossl_resumed(cctx, sctx, &sess));
+    snprintf(name, sizeof name, "openssl %s x%d", RESUME[k].name, RESUMED);
+    region_start();
+    for (i = 0, ok = 1; i < RESUMED; i++)
+      ok &= ossl_resumed(cctx, sctx, &sess);
+    region_end(name);
+    NEED(ok);
+    SSL_SESSION_free(sess);
+    SSL_CTX_free(cctx);
+    SSL_CTX_free(sctx);
+  }
+}
+
 /* The CPU features OpenSSL picks its code paths by, as this CPU (or
  * valgrind's emulated one) reports them: counts differ between paths. */
 static void print_cpu(void) {
@@ -283,6 +441,10 @@ int main(int argc, char **argv) {
     /* the record layer does not depend on the key: pairs once */
     tb_regions(key, KEYS[i].kind, i == 0 ? pairs : 0);
     ossl_regions(pk, x, KEYS[i].kind, i == 0 ? pairs : 0);
+    if (i == 0) {
+      tb_resumed_regions(key);
+      ossl_resumed_regions(pk, x);
+    }
     tb_keymat_free(key);
     EVP_PKEY_free(pk);
     X509_free(x);
