@@ -220,9 +220,18 @@ static void close_windows(tb_engine *e) {
   e->io.in_len = e->io.in_pos = 0;
 }
 
+/* Everything an unwrap of no bytes could act on: an error to throw, the
+ * end of input, a handshake step or status to report, queued output (its
+ * NEED_WRAP), a task, or plaintext OpenSSL kept from a record. */
+static int idle_in(tb_engine *e) {
+  return (e->flags & (TB_F_HS_DONE | TB_F_IN_DONE | TB_F_FAILED | TB_F_PHA | TB_F_FIN_PENDING)) == TB_F_HS_DONE &&
+         !e->error_pending && e->task == TB_TASK_NONE && e->io.spill_len == 0 && SSL_pending(e->ssl) == 0;
+}
+
 static int finish(tb_engine *e, tb_result *r, int status) {
   r->status = status;
   r->hs = tb_engine_hs_status(e, 1);
+  r->idle_in = idle_in(e);
   close_windows(e);
   if (e->error_pending) {
     e->error_pending = 0;

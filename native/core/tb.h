@@ -124,6 +124,11 @@ typedef struct tb_engine {
 typedef struct tb_result {
   size_t consumed, produced;
   int status, hs;
+  /* An unwrap given no bytes would now answer BUFFER_UNDERFLOW,
+   * NOT_HANDSHAKING, 0/0 and change nothing: the caller may answer it
+   * without calling (Tomcat unwraps an empty buffer after every read that
+   * returned nothing). */
+  int idle_in;
 } tb_result;
 
 /* errors.c */
