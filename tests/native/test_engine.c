@@ -256,7 +256,7 @@ static void check_idle(tb_engine *e, const tb_result *last) {
   tb_result r;
   uint8_t out[64];
   CHECK(last->idle_in);
-  CHECK(tb_engine_unwrap(e, NULL, 0, out, sizeof out, &r) == 0);
+  CHECK(tb_engine_unwrap(e, out, 0, out, sizeof out, &r) == 0);
   CHECK(r.status == TB_UNDERFLOW && r.hs == TB_HS_NOT && r.consumed == 0 && r.produced == 0 && r.idle_in);
 }
 
@@ -300,7 +300,7 @@ static void test_idle_in(void) {
   CHECK(SSL_key_update(p.server->ssl, SSL_KEY_UPDATE_NOT_REQUESTED) == 1);
   CHECK(SSL_do_handshake(p.server->ssl) == 1);
   CHECK(p.server->io.spill_len > 0);
-  CHECK(tb_engine_unwrap(p.server, NULL, 0, out, sizeof out, &r) == 0);
+  CHECK(tb_engine_unwrap(p.server, out, 0, out, sizeof out, &r) == 0);
   CHECK(r.status == TB_UNDERFLOW && r.hs == TB_HS_NEED_WRAP && !r.idle_in);
   CHECK(tb_engine_wrap(p.server, plain, 10, wire, sizeof wire, &r) == 0);
   CHECK(r.consumed == 10 && r.produced > 0);
@@ -315,7 +315,7 @@ static void test_idle_in(void) {
   n = r.produced;
   CHECK(tb_engine_unwrap(p.server, wire, n, out, sizeof out, &r) == 0);
   CHECK(r.status == TB_CLOSED && !r.idle_in);
-  CHECK(tb_engine_unwrap(p.server, NULL, 0, out, sizeof out, &r) == 0);
+  CHECK(tb_engine_unwrap(p.server, out, 0, out, sizeof out, &r) == 0);
   CHECK(r.status == TB_CLOSED && !r.idle_in);
   tb_pair_close(&p);
   tb_ctx_free(ctx);
