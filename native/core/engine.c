@@ -223,9 +223,20 @@ static void close_windows(tb_engine *e) {
   e->io.in_len = e->io.in_pos = 0;
 }
 
+/* Everything an unwrap of no bytes could act on: an error to throw, the
+ * end of input, a handshake step or status to report, queued output (its
+ * NEED_WRAP), a task, or plaintext OpenSSL kept from a record (KEPT, which
+ * the unwrap that left it sets). */
+static int idle_in(tb_engine *e) {
+  return (e->flags & (TB_F_HS_DONE | TB_F_IN_DONE | TB_F_FAILED | TB_F_PHA | TB_F_FIN_PENDING | TB_F_KEPT)) ==
+             TB_F_HS_DONE &&
+         !e->error_pending && e->task == TB_TASK_NONE && e->io.spill_len == 0;
+}
+
 static int finish(tb_engine *e, tb_result *r, int status) {
   r->status = status;
   r->hs = tb_engine_hs_status(e, 1);
+  r->idle_in = idle_in(e);
   close_windows(e);
   if (e->error_pending) {
     e->error_pending = 0;
@@ -366,8 +377,18 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
     return finish(e, r, TB_CLOSED);
   if (e->flags & TB_F_IN_DONE)
     return finish(e, r, TB_CLOSED);
-  if (e->flags & TB_F_HS_DONE)
-    return unwrap_app(e, src, srclen, dst, dstcap, r);
+  if (e->flags & TB_F_HS_DONE) {
+    int rc = unwrap_app(e, src, srclen, dst, dstcap, r);
+    /* Records go to OpenSSL one at a time and only into room for their
+     * whole plaintext, so plaintext stays behind only when the destination
+     * is full: SSL_pending is asked then alone, not on every call. */
+    e->flags &= ~TB_F_KEPT;
+    if (rc == 0 && r->produced == dstcap && SSL_pending(e->ssl) > 0) {
+      e->flags |= TB_F_KEPT;
+      r->idle_in = 0;
+    }
+    return rc;
+  }
   if (e->task != TB_TASK_NONE)
     return finish(e, r, TB_OK);
   if ((e->flags & TB_F_CLIENT) && SSL_in_before(e->ssl)) {

@@ -120,10 +120,16 @@ typedef struct tb_engine {
 #define TB_F_PEER_CLOSED 0x0080u
 #define TB_F_SOCKET      0x0100u /* SSL reads/writes a descriptor, not our BIO */
 #define TB_F_PHA         0x0200u /* TLS 1.3 post-handshake client auth in progress */
+#define TB_F_KEPT        0x0400u /* OpenSSL holds plaintext the last unwrap had no room for */
 
 typedef struct tb_result {
   size_t consumed, produced;
   int status, hs;
+  /* An unwrap given no bytes would now answer BUFFER_UNDERFLOW,
+   * NOT_HANDSHAKING, 0/0 and change nothing: the caller may answer it
+   * without calling (Tomcat unwraps an empty buffer after every read that
+   * returned nothing). */
+  int idle_in;
 } tb_result;
 
 /* errors.c */

@@ -16,7 +16,8 @@ static jlong pack(const tb_result *r) {
   return (jlong)(((uint64_t)r->consumed & TB_LEN_MASK) |
                  (((uint64_t)r->produced & TB_LEN_MASK) << TB_RES_LEN_BITS) |
                  ((uint64_t)(r->status & TB_RES_STATUS_MASK) << TB_RES_STATUS_SHIFT) |
-                 ((uint64_t)(r->hs & TB_RES_HS_MASK) << TB_RES_HS_SHIFT));
+                 ((uint64_t)(r->hs & TB_RES_HS_MASK) << TB_RES_HS_SHIFT) |
+                 ((uint64_t)(r->idle_in != 0) << TB_RES_IDLE_SHIFT));
 }
 
 typedef struct region {

@@ -9,12 +9,13 @@
 #define TB_JNI_WIRE_H
 
 /* wrap/unwrap result (a jlong): consumed in bits 0-28, produced in 29-57,
- * status 58-59, handshake status 60-62. */
+ * status 58-59, handshake status 60-62, tb_result.idle_in in 63. */
 #define TB_RES_LEN_BITS 29
 #define TB_RES_STATUS_SHIFT 58
 #define TB_RES_STATUS_MASK 3
 #define TB_RES_HS_SHIFT 60
 #define TB_RES_HS_MASK 7
+#define TB_RES_IDLE_SHIFT 63
 
 /* Engine state (a jint): handshake status in bits 0-2, task in 8-10, and flags. */
 #define TB_ST_HS_MASK 7

@@ -161,6 +161,13 @@ static void check(const fz_side *s, int rc, const tb_result *r, size_t srclen, s
     FZ_ASSERT(r->consumed == 0);
   if (rc < 0)
     FZ_ASSERT(s->e->err.kind != TB_ERR_NONE && s->e->err.msg[0] != '\0');
+  if (rc == 0 && r->idle_in) {
+    /* Java answers the next unwrap of no bytes itself: it must be this */
+    tb_result z;
+    uint8_t b[16];
+    FZ_ASSERT(tb_engine_unwrap(s->e, b, 0, b, sizeof b, &z) == 0);
+    FZ_ASSERT(z.status == TB_UNDERFLOW && z.hs == TB_HS_NOT && z.consumed == 0 && z.produced == 0 && z.idle_in);
+  }
 }
 
 /* One wrap as a JSSE caller makes it: on BUFFER_OVERFLOW it grows the

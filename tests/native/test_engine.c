@@ -166,8 +166,9 @@ static void test_post_handshake_auth(void) {
   CHECK(tb_engine_wrap(p.server, NULL, 0, wire, sizeof wire, &r) == 0);
   CHECK(r.hs == TB_HS_NEED_UNWRAP);
   n = r.produced;
+  CHECK(!r.idle_in); /* waiting for the client's certificate */
   CHECK(tb_engine_unwrap(p.client, wire, n, out, sizeof out, &r) == 0);
-  CHECK(r.hs == TB_HS_NEED_TASK && p.client->task == TB_TASK_CERT);
+  CHECK(r.hs == TB_HS_NEED_TASK && p.client->task == TB_TASK_CERT && !r.idle_in);
   tb_keymat_use(p.client, p.key, &err);
   tb_engine_task_done(p.client);
   CHECK(tb_engine_wrap(p.client, NULL, 0, wire, sizeof wire, &r) == 0);
@@ -244,6 +245,78 @@ static void test_stacked_key_updates(void) {
     CHECK(memcmp(got, "still talking", 13) == 0);
     CHECK(exchange(a, b, (const uint8_t *)"and again", 9, got, sizeof got) == 9);
   }
+  tb_pair_close(&p);
+  tb_ctx_free(ctx);
+}
+
+/* tb_result.idle_in lets Java answer an unwrap of no bytes without a call:
+ * when set, such an unwrap must say UNDERFLOW, NOT_HANDSHAKING, 0/0 and
+ * stay idle; it must be clear whenever the engine has something to say. */
+static void check_idle(tb_engine *e, const tb_result *last) {
+  tb_result r;
+  uint8_t out[64];
+  CHECK(last->idle_in);
+  CHECK(tb_engine_unwrap(e, out, 0, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_UNDERFLOW && r.hs == TB_HS_NOT && r.consumed == 0 && r.produced == 0 && r.idle_in);
+}
+
+static void test_idle_in(void) {
+  SSL_CTX *ctx;
+  tb_error err;
+  tb_pair p;
+  tb_result r;
+  uint8_t out[TB_MAX_PLAINTEXT];
+  size_t n;
+  ctx = tb_ctx_new(&err);
+  CHECK(tb_pair_open(&p, ctx, "ec") == 0);
+  CHECK(tb_pair_handshake(&p) == 0);
+  /* a record in: idle after it */
+  CHECK(tb_engine_wrap(p.client, plain, 100, wire, sizeof wire, &r) == 0);
+  check_idle(p.client, &r);
+  n = r.produced;
+  CHECK(tb_engine_unwrap(p.server, wire, n, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_OK && r.consumed == n && r.produced == 100);
+  check_idle(p.server, &r);
+  /* half a record: UNDERFLOW with the record still owed, not idle-answerable by
+   * its bytes, but the engine itself is idle */
+  CHECK(tb_engine_wrap(p.client, plain, 100, wire, sizeof wire, &r) == 0);
+  n = r.produced;
+  CHECK(tb_engine_unwrap(p.server, wire, n / 2, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_UNDERFLOW && r.consumed == 0);
+  check_idle(p.server, &r);
+  CHECK(tb_engine_unwrap(p.server, wire, n, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_OK && r.produced == 100);
+  /* a KeyUpdate that asks for one back: OpenSSL answers it with the next
+   * write, so reading it leaves the engine idle */
+  CHECK(SSL_key_update(p.client->ssl, SSL_KEY_UPDATE_REQUESTED) == 1);
+  CHECK(SSL_do_handshake(p.client->ssl) == 1);
+  CHECK(tb_engine_wrap(p.client, NULL, 0, wire, sizeof wire, &r) == 0);
+  n = r.produced;
+  CHECK(n > 0);
+  CHECK(tb_engine_unwrap(p.server, wire, n, out, sizeof out, &r) == 0);
+  CHECK(r.consumed == n && r.hs == TB_HS_NOT);
+  check_idle(p.server, &r);
+  /* queued output (our own KeyUpdate, then its answer): NEED_WRAP, not idle */
+  CHECK(SSL_key_update(p.server->ssl, SSL_KEY_UPDATE_NOT_REQUESTED) == 1);
+  CHECK(SSL_do_handshake(p.server->ssl) == 1);
+  CHECK(p.server->io.spill_len > 0);
+  CHECK(tb_engine_unwrap(p.server, out, 0, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_UNDERFLOW && r.hs == TB_HS_NEED_WRAP && !r.idle_in);
+  CHECK(tb_engine_wrap(p.server, plain, 10, wire, sizeof wire, &r) == 0);
+  CHECK(r.consumed == 10 && r.produced > 0);
+  check_idle(p.server, &r);
+  n = r.produced;
+  CHECK(tb_engine_unwrap(p.client, wire, n, out, sizeof out, &r) == 0);
+  CHECK(r.consumed == n && r.produced == 10);
+  check_idle(p.client, &r);
+  /* the peer's close_notify ends input: never idle again */
+  tb_engine_close_outbound(p.client);
+  CHECK(tb_engine_wrap(p.client, NULL, 0, wire, sizeof wire, &r) == 0);
+  n = r.produced;
+  CHECK(tb_engine_unwrap(p.server, wire, n, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_CLOSED && !r.idle_in);
+  CHECK(tb_engine_unwrap(p.server, out, 0, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_CLOSED && !r.idle_in);
   tb_pair_close(&p);
   tb_ctx_free(ctx);
 }
@@ -356,6 +429,7 @@ int main(void) {
   test_bad_input();
   test_post_handshake_auth();
   test_stacked_key_updates();
+  test_idle_in();
   test_whole_records();
   test_sessions_across_contexts(TLS1_2_VERSION);
   test_sessions_across_contexts(TLS1_3_VERSION);

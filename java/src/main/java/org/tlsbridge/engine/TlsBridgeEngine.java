@@ -45,6 +45,14 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
     private volatile boolean inboundDone;
     private volatile boolean outboundDone;
     private boolean taskOut;
+    /**
+     * The last wrap or unwrap said an unwrap of no bytes would answer
+     * {@link Results#UNDERFLOW_EMPTY} and change nothing (tb_result.idle_in),
+     * and no native call has happened since: such an unwrap is answered here,
+     * without crossing JNI. Tomcat makes one per request, after the read
+     * that finds the connection drained. Lock held.
+     */
+    private boolean idleIn;
 
     /** Owns the native pointer; also the Cleaner's action, so it must not reference the engine. */
     private static final class Handle implements Runnable {
@@ -95,6 +103,7 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
     @Override
     public long acquire() {
         lock.lock();
+        idleIn = false;
         return handle.ptr;
     }
 
@@ -131,6 +140,7 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
     }
 
     private void free() {
+        idleIn = false;
         freed = true;
         inboundDone = true;
         outboundDone = true;
@@ -187,11 +197,13 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
                 return CLOSED_EMPTY;
             }
             long r;
+            idleIn = false;
             try {
                 r = records.wrap(p, single, srcs, offset, length, dst);
             } catch (SSLException e) {
                 throw withCause(e);
             }
+            idleIn = Results.idleIn(r);
             return result(wrapResults, p, r);
         } finally {
             lock.unlock();
@@ -224,16 +236,21 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
         }
         lock.lock();
         try {
+            if (idleIn && !src.hasRemaining()) {
+                return Results.UNDERFLOW_EMPTY;
+            }
             long p = ssl();
             if (p == 0) {
                 return CLOSED_EMPTY;
             }
             long r;
+            idleIn = false;
             try {
                 r = records.unwrap(p, src, single, dsts, offset, length);
             } catch (SSLException e) {
                 throw withCause(e);
             }
+            idleIn = Results.idleIn(r);
             return result(unwrapResults, p, r);
         } finally {
             lock.unlock();
@@ -274,6 +291,7 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
                 } finally {
                     lock.lock();
                     try {
+                        idleIn = false;
                         long q = handle.ptr;
                         if (q != 0) {
                             Native.taskDone(q);
@@ -293,6 +311,7 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
     public void beginHandshake() throws SSLException {
         lock.lock();
         try {
+            idleIn = false;
             if (freed || inboundDone || outboundDone) {
                 throw new SSLException("engine is closed");
             }
@@ -333,6 +352,7 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
     public void closeInbound() throws SSLException {
         lock.lock();
         try {
+            idleIn = false;
             long p = handle.ptr;
             if (p == 0) {
                 inboundDone = true;
@@ -358,6 +378,7 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
     public void closeOutbound() {
         lock.lock();
         try {
+            idleIn = false;
             long p = handle.ptr;
             if (p == 0) {
                 outboundDone = true;

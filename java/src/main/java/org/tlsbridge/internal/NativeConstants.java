@@ -40,6 +40,7 @@ public final class NativeConstants {
     public static final int TB_RES_STATUS_MASK = 3;
     public static final int TB_RES_HS_SHIFT = 60;
     public static final int TB_RES_HS_MASK = 7;
+    public static final int TB_RES_IDLE_SHIFT = 63;
     public static final int TB_ST_HS_MASK = 7;
     public static final int TB_ST_IN_DONE = 1 << 3;
     public static final int TB_ST_OUT_DONE = 1 << 4;

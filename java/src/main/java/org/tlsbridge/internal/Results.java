@@ -47,6 +47,11 @@ public final class Results {
         return STATUS[(int) ((r >>> TB_RES_STATUS_SHIFT) & TB_RES_STATUS_MASK)];
     }
 
+    /** The engine is idle on input: an unwrap of no bytes would answer {@link #UNDERFLOW_EMPTY} and change nothing. */
+    public static boolean idleIn(long r) {
+        return ((r >>> TB_RES_IDLE_SHIFT) & 1) != 0;
+    }
+
     public static HandshakeStatus handshake(long r) {
         return hs((int) ((r >>> TB_RES_HS_SHIFT) & TB_RES_HS_MASK));
     }
@@ -92,15 +97,26 @@ public final class Results {
         return (state & TB_ST_PEER_CLOSED) != 0;
     }
 
+    /** What an unwrap finding no bytes answers once the handshake is over; immutable, so shared. */
+    public static final SSLEngineResult UNDERFLOW_EMPTY =
+            new SSLEngineResult(Status.BUFFER_UNDERFLOW, HandshakeStatus.NOT_HANDSHAKING, 0, 0);
+
     /**
      * A one-entry cache: identical results (same sizes, same statuses) are
      * the steady state of a connection, and SSLEngineResult is immutable, so
-     * repeating one costs no allocation.
+     * repeating one costs no allocation. {@link #UNDERFLOW_EMPTY} stays out
+     * of the entry: servers alternate a record's result with it (Tomcat
+     * unwraps an empty buffer after each read that found nothing), which
+     * would otherwise replace the entry twice per request.
      */
     public static final class Cache {
         private SSLEngineResult last;
 
         public SSLEngineResult get(Status status, HandshakeStatus hs, int consumed, int produced) {
+            if (status == Status.BUFFER_UNDERFLOW && hs == HandshakeStatus.NOT_HANDSHAKING && consumed == 0
+                    && produced == 0) {
+                return UNDERFLOW_EMPTY;
+            }
             SSLEngineResult r = last;
             if (r != null && r.getStatus() == status && r.getHandshakeStatus() == hs
                     && r.bytesConsumed() == consumed && r.bytesProduced() == produced) {
