@@ -33,6 +33,7 @@ static const constant table[] = {
     TB_C(TB_ST_PHA),
     TB_C(TB_AUTH_NONE), TB_C(TB_AUTH_WANT), TB_C(TB_AUTH_NEED),
     TB_C(TB_EXT_HELLO_TASK), TB_C(TB_EXT_OCSP),
+    TB_C(TB_SF_REUSED), TB_C(TB_SF_PEER_CERT), TB_C(TB_SF_ORIGIN), TB_C(TB_SF_HEADER), TB_C(TB_SF_FIELDS),
     /* buffer sizes the engine promises (tb.h) */
     TB_C(TB_MAX_PLAINTEXT), TB_C(TB_MAX_RECORD),
     /* socket option ids (socket.h) */

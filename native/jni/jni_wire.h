@@ -38,4 +38,16 @@
 #define TB_EXT_HELLO_TASK 1
 #define TB_EXT_OCSP 2
 
+/* sessionFacts(): what a session reports, in one byte array. A fixed
+ * header (flags byte, SSL_version and cipher id as u16, session time in ms,
+ * local key handle and the group's NID as big-endian integers) and then
+ * length-prefixed (u32) fields in TB_SF_* order: protocol name, cipher name,
+ * session id, origin token, group name, SNI as sent, selected ALPN, the
+ * peer's certificate signature schemes (u16 each), OCSP staple. */
+#define TB_SF_REUSED 1
+#define TB_SF_PEER_CERT 2
+#define TB_SF_ORIGIN 4
+#define TB_SF_HEADER 25
+#define TB_SF_FIELDS 9
+
 #endif

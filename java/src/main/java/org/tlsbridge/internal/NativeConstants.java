@@ -55,6 +55,11 @@ public final class NativeConstants {
     public static final int TB_AUTH_NEED = 2;
     public static final int TB_EXT_HELLO_TASK = 1;
     public static final int TB_EXT_OCSP = 2;
+    public static final int TB_SF_REUSED = 1;
+    public static final int TB_SF_PEER_CERT = 2;
+    public static final int TB_SF_ORIGIN = 4;
+    public static final int TB_SF_HEADER = 25;
+    public static final int TB_SF_FIELDS = 9;
 
     // the largest plaintext and record the engine handles (tb.h): JSSE's buffer sizes
     public static final int TB_MAX_PLAINTEXT = 16384;
