@@ -96,6 +96,12 @@ static unsigned char *put_len(unsigned char *p, size_t n) {
   return put_u16(put_u16(p, (unsigned)(n >> 16)), (unsigned)(n & 0xffff));
 }
 
+/* the header's values abut and end where the fields begin */
+_Static_assert(TB_SF_AT_VERSION == 1 && TB_SF_AT_SUITE == TB_SF_AT_VERSION + 2 &&
+                   TB_SF_AT_TIME == TB_SF_AT_SUITE + 2 && TB_SF_AT_KEY == TB_SF_AT_TIME + 8 &&
+                   TB_SF_AT_GROUP == TB_SF_AT_KEY + 8 && TB_SF_HEADER == TB_SF_AT_GROUP + 4,
+               "session facts header layout");
+
 static unsigned char *put_field(unsigned char *p, const void *src, size_t n) {
   p = put_len(p, n);
   if (n)
@@ -124,6 +130,10 @@ static jbyteArray session_facts(JNIEnv *env, jclass c, jlong h, jboolean names) 
   long ocsp_len;
   int nid = 0, cert = e->hello_seen && e->n_cert_sigalgs >= 0, n_schemes, flags = 0, cid = 0;
   unsigned char stack[1024], *buf, *p;
+  struct field {
+    const void *p;
+    size_t n;
+  } f[TB_SF_FIELDS];
   jbyteArray out;
 
   if (!ci)
@@ -173,24 +183,31 @@ static jbyteArray session_facts(JNIEnv *env, jclass c, jlong h, jboolean names) 
     tb_throw_kind(env, TB_ERR_MEMORY, "cannot read the session");
     return NULL;
   }
-  p = buf;
-  *p++ = (unsigned char)flags;
-  p = put_u16(p, (unsigned)SSL_version(ssl));
-  p = put_u16(p, (unsigned)cid);
-  p = put_u64(p, sess ? (uint64_t)SSL_SESSION_get_time(sess) * 1000 : 0);
-  p = put_u64(p, (uint64_t)tb_handle(tb_keymat_in_use(e)));
-  p = put_len(p, (size_t)(unsigned)nid);
-  p = put_field(p, ver, strlen(ver));
-  p = put_field(p, cname, strlen(cname));
-  p = put_field(p, id, id_len);
-  p = put_field(p, origin, origin_len);
-  p = put_field(p, group, group ? strlen(group) : 0);
-  p = put_field(p, sni, sni_len);
-  p = put_field(p, alpn, alpn_len);
-  p = put_len(p, 2 * (size_t)n_schemes);
-  for (int i = 0; i < n_schemes; i++)
-    p = put_u16(p, (unsigned)scheme_at(e, cert, i));
-  p = put_field(p, ocsp, (size_t)ocsp_len);
+  buf[0] = (unsigned char)flags;
+  put_u16(buf + TB_SF_AT_VERSION, (unsigned)SSL_version(ssl));
+  put_u16(buf + TB_SF_AT_SUITE, (unsigned)cid);
+  put_u64(buf + TB_SF_AT_TIME, sess ? (uint64_t)SSL_SESSION_get_time(sess) * 1000 : 0);
+  put_u64(buf + TB_SF_AT_KEY, (uint64_t)tb_handle(tb_keymat_in_use(e)));
+  put_len(buf + TB_SF_AT_GROUP, (size_t)(unsigned)nid);
+  f[TB_SF_F_PROTOCOL] = (struct field){ver, strlen(ver)};
+  f[TB_SF_F_SUITE] = (struct field){cname, strlen(cname)};
+  f[TB_SF_F_ID] = (struct field){id, id_len};
+  f[TB_SF_F_ORIGIN] = (struct field){origin, origin_len};
+  f[TB_SF_F_GROUP] = (struct field){group, group ? strlen(group) : 0};
+  f[TB_SF_F_SNI] = (struct field){sni, sni_len};
+  f[TB_SF_F_ALPN] = (struct field){alpn, alpn_len};
+  f[TB_SF_F_SCHEMES] = (struct field){NULL, 2 * (size_t)n_schemes};
+  f[TB_SF_F_OCSP] = (struct field){ocsp, (size_t)ocsp_len};
+  p = buf + TB_SF_HEADER;
+  for (int k = 0; k < TB_SF_FIELDS; k++) {
+    if (k != TB_SF_F_SCHEMES) {
+      p = put_field(p, f[k].p, f[k].n);
+      continue;
+    }
+    p = put_len(p, f[k].n);
+    for (int i = 0; i < n_schemes; i++)
+      p = put_u16(p, (unsigned)scheme_at(e, cert, i));
+  }
   out = tb_bytes(env, buf, (size_t)(p - buf));
   if (buf != stack)
     OPENSSL_free(buf);

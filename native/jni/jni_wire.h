@@ -47,7 +47,23 @@
 #define TB_SF_REUSED 1
 #define TB_SF_PEER_CERT 2
 #define TB_SF_ORIGIN 4
+/* where each header value starts (Java reads them by these offsets) */
+#define TB_SF_AT_VERSION 1
+#define TB_SF_AT_SUITE 3
+#define TB_SF_AT_TIME 5
+#define TB_SF_AT_KEY 13
+#define TB_SF_AT_GROUP 21
 #define TB_SF_HEADER 25
+/* the fields' order after the header */
+#define TB_SF_F_PROTOCOL 0
+#define TB_SF_F_SUITE 1
+#define TB_SF_F_ID 2
+#define TB_SF_F_ORIGIN 3
+#define TB_SF_F_GROUP 4
+#define TB_SF_F_SNI 5
+#define TB_SF_F_ALPN 6
+#define TB_SF_F_SCHEMES 7
+#define TB_SF_F_OCSP 8
 #define TB_SF_FIELDS 9
 
 #endif

@@ -21,26 +21,31 @@ final class SessionFacts {
     /** OpenSSL's group id (NID, or flag | IANA id for groups without one) -> JSSE name */
     private static final ConcurrentHashMap<Integer, String> GROUPS = new ConcurrentHashMap<>();
 
-    private static final int F_PROTOCOL = 0;
-    private static final int F_SUITE = 1;
-    private static final int F_ID = 2;
-    private static final int F_ORIGIN = 3;
-    private static final int F_GROUP = 4;
-    private static final int F_SNI = 5;
-    private static final int F_ALPN = 6;
-    private static final int F_SCHEMES = 7;
-    private static final int F_OCSP = 8;
+    private static final int VERSION = NativeConstants.TB_SF_AT_VERSION;
+    private static final int SUITE = NativeConstants.TB_SF_AT_SUITE;
+    private static final int TIME = NativeConstants.TB_SF_AT_TIME;
+    private static final int KEY = NativeConstants.TB_SF_AT_KEY;
+    private static final int GROUP = NativeConstants.TB_SF_AT_GROUP;
+    private static final int F_PROTOCOL = NativeConstants.TB_SF_F_PROTOCOL;
+    private static final int F_SUITE = NativeConstants.TB_SF_F_SUITE;
+    private static final int F_ID = NativeConstants.TB_SF_F_ID;
+    private static final int F_ORIGIN = NativeConstants.TB_SF_F_ORIGIN;
+    private static final int F_GROUP = NativeConstants.TB_SF_F_GROUP;
+    private static final int F_SNI = NativeConstants.TB_SF_F_SNI;
+    private static final int F_ALPN = NativeConstants.TB_SF_F_ALPN;
+    private static final int F_SCHEMES = NativeConstants.TB_SF_F_SCHEMES;
+    private static final int F_OCSP = NativeConstants.TB_SF_F_OCSP;
 
     private final byte[] b;
 
     SessionFacts(long ssl) {
         byte[] f = Native.sessionFacts(ssl, false);
-        int group = int32(f, 21);
-        if (!PROTOCOLS.containsKey(u16(f, 1)) || !SUITES.containsKey(u16(f, 3))
+        int group = int32(f, GROUP);
+        if (!PROTOCOLS.containsKey(u16(f, VERSION)) || !SUITES.containsKey(u16(f, SUITE))
                 || group != 0 && !GROUPS.containsKey(group)) {
             f = Native.sessionFacts(ssl, true);
-            PROTOCOLS.putIfAbsent(u16(f, 1), ascii(f, F_PROTOCOL));
-            SUITES.putIfAbsent(u16(f, 3), ascii(f, F_SUITE));
+            PROTOCOLS.putIfAbsent(u16(f, VERSION), ascii(f, F_PROTOCOL));
+            SUITES.putIfAbsent(u16(f, SUITE), ascii(f, F_SUITE));
             if (group != 0) {
                 GROUPS.putIfAbsent(group, NamedGroups.jsseName(bytes(f, F_GROUP)));
             }
@@ -110,26 +115,26 @@ final class SessionFacts {
     }
 
     String protocol() {
-        return PROTOCOLS.get(u16(b, 1));
+        return PROTOCOLS.get(u16(b, VERSION));
     }
 
     String cipherSuite() {
-        return SUITES.get(u16(b, 3));
+        return SUITES.get(u16(b, SUITE));
     }
 
     /** Session time in ms, or 0. */
     long time() {
-        return int64(5);
+        return int64(TIME);
     }
 
     /** The installed key whose chain the handshake sent, or 0 (KeyMaterial.is). */
     long localKey() {
-        return int64(13);
+        return int64(KEY);
     }
 
     /** The key-exchange group's JSSE name, or null (see TlsBridgeSession.namedGroup). */
     String namedGroup() {
-        int id = int32(21);
+        int id = int32(GROUP);
         return id == 0 ? null : GROUPS.get(id);
     }
 
