@@ -33,6 +33,10 @@ static const constant table[] = {
     TB_C(TB_ST_PHA),
     TB_C(TB_AUTH_NONE), TB_C(TB_AUTH_WANT), TB_C(TB_AUTH_NEED),
     TB_C(TB_EXT_HELLO_TASK), TB_C(TB_EXT_OCSP),
+    TB_C(TB_SF_REUSED), TB_C(TB_SF_PEER_CERT), TB_C(TB_SF_ORIGIN), TB_C(TB_SF_HEADER), TB_C(TB_SF_FIELDS),
+    TB_C(TB_SF_AT_VERSION), TB_C(TB_SF_AT_SUITE), TB_C(TB_SF_AT_TIME), TB_C(TB_SF_AT_KEY), TB_C(TB_SF_AT_GROUP),
+    TB_C(TB_SF_F_PROTOCOL), TB_C(TB_SF_F_SUITE), TB_C(TB_SF_F_ID), TB_C(TB_SF_F_ORIGIN), TB_C(TB_SF_F_GROUP),
+    TB_C(TB_SF_F_SNI), TB_C(TB_SF_F_ALPN), TB_C(TB_SF_F_SCHEMES), TB_C(TB_SF_F_OCSP),
     /* buffer sizes the engine promises (tb.h) */
     TB_C(TB_MAX_PLAINTEXT), TB_C(TB_MAX_RECORD),
     /* socket option ids (socket.h) */

@@ -62,13 +62,6 @@ static jbyteArray alpn_selected(JNIEnv *env, jclass c, jlong h) {
   return p && n > 0 ? tb_bytes(env, p, n) : NULL;
 }
 
-static jbyteArray ocsp_response(JNIEnv *env, jclass c, jlong h) {
-  tb_engine *e = tb_ptr(h);
-  const unsigned char *p = NULL;
-  long n = SSL_get_tlsext_status_ocsp_resp(e->ssl, &p);
-  return n > 0 && p ? tb_bytes(env, p, (size_t)n) : NULL;
-}
-
 static void key_set_ocsp(JNIEnv *env, jclass c, jlong key, jbyteArray der) {
   jsize n = (*env)->GetArrayLength(env, der);
   jbyte *p = (*env)->GetByteArrayElements(env, der, NULL);
@@ -87,7 +80,6 @@ const JNINativeMethod tb_extensions_methods[] = {
     TB_N("helloAlpn", "(J)[B", hello_alpn),
     TB_N("helloAnswer", "(J[BZI)V", hello_answer),
     TB_N("alpnSelected", "(J)[B", alpn_selected),
-    TB_N("ocspResponse", "(J)[B", ocsp_response),
     TB_N("keySetOcsp", "(J[B)V", key_set_ocsp),
 };
 const int tb_extensions_count = sizeof tb_extensions_methods / sizeof tb_extensions_methods[0];

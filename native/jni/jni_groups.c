@@ -1,8 +1,7 @@
 /* Key-exchange groups for Java: which of the names Java maps this OpenSSL
- * implements, and the group a handshake negotiated. */
+ * implements (the group a handshake negotiated travels with the session's
+ * other facts, jni_session.c). */
 #include "jni_util.h"
-
-#include <string.h>
 
 /* One flag per OpenSSL group name (Java's own table, so plain strings). */
 static jbooleanArray groups_supported(JNIEnv *env, jclass c, jobjectArray names) {
@@ -34,15 +33,7 @@ static jbooleanArray groups_supported(JNIEnv *env, jclass c, jobjectArray names)
 }
 
 /* The negotiated group's OpenSSL name as bytes, or null when there is none. */
-static jbyteArray negotiated_group(JNIEnv *env, jclass c, jlong h) {
-  tb_engine *e = tb_ptr(h);
-  int nid;
-  const char *name = tb_negotiated_group(e->ssl, &nid);
-  return name ? tb_bytes(env, name, strlen(name)) : NULL;
-}
-
 const JNINativeMethod tb_groups_methods[] = {
     TB_N("groupsSupported", "([Ljava/lang/String;)[Z", groups_supported),
-    TB_N("negotiatedGroup", "(J)[B", negotiated_group),
 };
 const int tb_groups_count = sizeof tb_groups_methods / sizeof tb_groups_methods[0];

@@ -2,55 +2,13 @@
  * far enough (Java snapshots it so a session outlives its engine), and the
  * client-side resumption cache that decides which session a client offers. */
 #include "jni_util.h"
+#include "jni_wire.h"
 #include "../core/keys.h"
 #include "../core/session_cache.h"
 #include "../core/ticket_keys.h"
 
 #include <string.h>
 #include <openssl/x509v3.h>
-
-static jstring protocol(JNIEnv *env, jclass c, jlong h) {
-  tb_engine *e = tb_ptr(h);
-  return (*env)->NewStringUTF(env, SSL_get_version(e->ssl));
-}
-
-static jstring cipher(JNIEnv *env, jclass c, jlong h) {
-  tb_engine *e = tb_ptr(h);
-  const SSL_CIPHER *ci = SSL_get_current_cipher(e->ssl);
-  const char *n = ci ? SSL_CIPHER_standard_name(ci) : NULL;
-  if (!ci)
-    ci = SSL_get_pending_cipher(e->ssl);
-  if (!n && ci)
-    n = SSL_CIPHER_standard_name(ci);
-  return (*env)->NewStringUTF(env, n ? n : "SSL_NULL_WITH_NULL_NULL");
-}
-
-static jbyteArray session_id(JNIEnv *env, jclass c, jlong h) {
-  tb_engine *e = tb_ptr(h);
-  SSL_SESSION *s = SSL_get_session(e->ssl);
-  unsigned int len = 0;
-  const unsigned char *id = s ? SSL_SESSION_get_id(s, &len) : NULL;
-  return tb_bytes(env, id, id ? len : 0);
-}
-
-static jlong session_time(JNIEnv *env, jclass c, jlong h) {
-  tb_engine *e = tb_ptr(h);
-  SSL_SESSION *s = SSL_get_session(e->ssl);
-  return s ? (jlong)SSL_SESSION_get_time(s) * 1000 : 0;
-}
-
-static jboolean reused(JNIEnv *env, jclass c, jlong h) {
-  tb_engine *e = tb_ptr(h);
-  return SSL_session_reused(e->ssl) ? JNI_TRUE : JNI_FALSE;
-}
-
-/* The token shared by a session and every resumption of it, or null. */
-static jbyteArray session_origin(JNIEnv *env, jclass c, jlong h) {
-  tb_engine *e = tb_ptr(h);
-  const unsigned char *tok;
-  size_t n;
-  return tb_session_origin(e->ssl, &tok, &n) ? tb_bytes(env, tok, n) : NULL;
-}
 
 /* SSLContext.init again: the new SSL_CTX keeps the previous one's sessions. */
 static void ctx_share_sessions(JNIEnv *env, jclass c, jlong ctx, jlong prev) {
@@ -92,13 +50,6 @@ static jobjectArray local_chain(JNIEnv *env, jclass c, jlong h) {
   return tb_der_chain(env, leaf, chain);
 }
 
-/* The handle of the KeyMaterial whose chain this handshake sent, or 0: the
- * session then shows the application's own X509Certificate objects without
- * the chain being encoded and compared on every handshake. */
-static jlong local_key(JNIEnv *env, jclass c, jlong h) {
-  return tb_handle(tb_keymat_in_use(tb_ptr(h)));
-}
-
 /* Scheme code point i of the peer's signature_algorithms (hash << 8 | sig)
  * or, cert set, of the signature_algorithms_cert the ClientHello carried. */
 static jint scheme_at(tb_engine *e, int cert, int i) {
@@ -129,26 +80,138 @@ static jintArray peer_sigalgs(JNIEnv *env, jclass c, jlong h) {
   return schemes(env, e, 0, n < 0 ? 0 : n);
 }
 
-/* What the peer accepts in certificate chains: signature_algorithms_cert
- * when it sent one, else its signature_algorithms. */
-static jintArray peer_cert_sigalgs(JNIEnv *env, jclass c, jlong h) {
-  tb_engine *e = tb_ptr(h);
-  if (!e->hello_seen || e->n_cert_sigalgs < 0)
-    return peer_sigalgs(env, c, h);
-  return schemes(env, e, 1, e->n_cert_sigalgs);
+static unsigned char *put_u16(unsigned char *p, unsigned v) {
+  p[0] = (unsigned char)(v >> 8);
+  p[1] = (unsigned char)v;
+  return p + 2;
 }
 
-/* A server reports what the client asked for in this handshake (kept from
- * the ClientHello: OpenSSL answers from the session when TLS 1.2 resumes,
- * which does not carry the name). Bytes as sent: Java builds
- * SNIHostName(byte[]) from them. */
-static jbyteArray server_name(JNIEnv *env, jclass c, jlong h) {
+static unsigned char *put_u64(unsigned char *p, uint64_t v) {
+  for (int i = 7; i >= 0; i--)
+    *p++ = (unsigned char)(v >> (8 * i));
+  return p;
+}
+
+static unsigned char *put_len(unsigned char *p, size_t n) {
+  return put_u16(put_u16(p, (unsigned)(n >> 16)), (unsigned)(n & 0xffff));
+}
+
+/* the header's values abut and end where the fields begin */
+_Static_assert(TB_SF_AT_VERSION == 1 && TB_SF_AT_SUITE == TB_SF_AT_VERSION + 2 &&
+                   TB_SF_AT_TIME == TB_SF_AT_SUITE + 2 && TB_SF_AT_KEY == TB_SF_AT_TIME + 8 &&
+                   TB_SF_AT_GROUP == TB_SF_AT_KEY + 8 && TB_SF_HEADER == TB_SF_AT_GROUP + 4,
+               "session facts header layout");
+
+static unsigned char *put_field(unsigned char *p, const void *src, size_t n) {
+  p = put_len(p, n);
+  if (n)
+    memcpy(p, src, n);
+  return p + n;
+}
+
+/* Everything a session reports that OpenSSL knows at the end of (or during)
+ * a handshake, in one crossing instead of one per value (layout: jni_wire.h).
+ * The protocol, suite and group go as codes, and as names too only when
+ * asked (Java keeps the names by code: a process meets a handful).
+ * The SNI and ALPN are the peer's bytes as sent. The certificate scheme list
+ * is signature_algorithms_cert when the peer sent it, else its
+ * signature_algorithms; the SNI a server reports is the one its ClientHello
+ * carried (OpenSSL answers from the session when TLS 1.2 resumes, which does
+ * not keep the name). */
+static jbyteArray session_facts(JNIEnv *env, jclass c, jlong h, jboolean names) {
   tb_engine *e = tb_ptr(h);
-  const char *n;
-  if (!(e->flags & TB_F_CLIENT) && e->hello_seen)
-    return e->sni_len >= 0 ? tb_bytes(env, e->sni, (size_t)e->sni_len) : NULL;
-  n = SSL_get_servername(e->ssl, TLSEXT_NAMETYPE_host_name);
-  return n ? tb_bytes(env, n, strlen(n)) : NULL;
+  SSL *ssl = e->ssl;
+  const SSL_CIPHER *ci = SSL_get_current_cipher(ssl);
+  SSL_SESSION *sess = SSL_get_session(ssl);
+  const char *ver = SSL_get_version(ssl), *cname, *group, *sni = NULL;
+  const unsigned char *id = NULL, *origin = NULL, *alpn = NULL, *ocsp = NULL;
+  unsigned int id_len = 0, alpn_len = 0;
+  size_t origin_len = 0, sni_len = 0, total;
+  long ocsp_len;
+  int nid = 0, cert = e->hello_seen && e->n_cert_sigalgs >= 0, n_schemes, flags = 0, cid = 0;
+  unsigned char stack[1024], *buf, *p;
+  struct field {
+    const void *p;
+    size_t n;
+  } f[TB_SF_FIELDS];
+  jbyteArray out;
+
+  if (!ci)
+    ci = SSL_get_pending_cipher(ssl);
+  cname = ci ? SSL_CIPHER_standard_name(ci) : NULL;
+  if (cname)
+    cid = SSL_CIPHER_get_protocol_id(ci);
+  else
+    cname = "SSL_NULL_WITH_NULL_NULL";
+  if (sess)
+    id = SSL_SESSION_get_id(sess, &id_len);
+  if (tb_session_origin(ssl, &origin, &origin_len))
+    flags |= TB_SF_ORIGIN;
+  else
+    origin_len = 0;
+  if (SSL_session_reused(ssl))
+    flags |= TB_SF_REUSED;
+  if (SSL_get0_peer_certificate(ssl))
+    flags |= TB_SF_PEER_CERT;
+  group = tb_negotiated_group(ssl, &nid);
+  if (!(e->flags & TB_F_CLIENT) && e->hello_seen) {
+    if (e->sni_len >= 0) {
+      sni = (const char *)e->sni;
+      sni_len = (size_t)e->sni_len;
+    }
+  } else if ((sni = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name)) != NULL) {
+    sni_len = strlen(sni);
+  }
+  SSL_get0_alpn_selected(ssl, &alpn, &alpn_len);
+  ocsp_len = SSL_get_tlsext_status_ocsp_resp(ssl, &ocsp);
+  if (ocsp_len <= 0 || !ocsp)
+    ocsp_len = 0;
+  n_schemes = cert ? e->n_cert_sigalgs : SSL_get_sigalgs(ssl, -1, NULL, NULL, NULL, NULL, NULL);
+  if (n_schemes < 0)
+    n_schemes = 0;
+
+  if (!names)
+    ver = cname = group = "";
+  total = TB_SF_HEADER + 4 * TB_SF_FIELDS + strlen(ver) + strlen(cname) + id_len + origin_len +
+          (group ? strlen(group) : 0) + sni_len + alpn_len + 2 * (size_t)n_schemes + (size_t)ocsp_len;
+  if (total > INT32_MAX) {
+    tb_throw_kind(env, TB_ERR_MEMORY, "session facts too large");
+    return NULL;
+  }
+  buf = total <= sizeof stack ? stack : OPENSSL_malloc(total);
+  if (!buf) {
+    tb_throw_kind(env, TB_ERR_MEMORY, "cannot read the session");
+    return NULL;
+  }
+  buf[0] = (unsigned char)flags;
+  put_u16(buf + TB_SF_AT_VERSION, (unsigned)SSL_version(ssl));
+  put_u16(buf + TB_SF_AT_SUITE, (unsigned)cid);
+  put_u64(buf + TB_SF_AT_TIME, sess ? (uint64_t)SSL_SESSION_get_time(sess) * 1000 : 0);
+  put_u64(buf + TB_SF_AT_KEY, (uint64_t)tb_handle(tb_keymat_in_use(e)));
+  put_len(buf + TB_SF_AT_GROUP, (size_t)(unsigned)nid);
+  f[TB_SF_F_PROTOCOL] = (struct field){ver, strlen(ver)};
+  f[TB_SF_F_SUITE] = (struct field){cname, strlen(cname)};
+  f[TB_SF_F_ID] = (struct field){id, id_len};
+  f[TB_SF_F_ORIGIN] = (struct field){origin, origin_len};
+  f[TB_SF_F_GROUP] = (struct field){group, group ? strlen(group) : 0};
+  f[TB_SF_F_SNI] = (struct field){sni, sni_len};
+  f[TB_SF_F_ALPN] = (struct field){alpn, alpn_len};
+  f[TB_SF_F_SCHEMES] = (struct field){NULL, 2 * (size_t)n_schemes};
+  f[TB_SF_F_OCSP] = (struct field){ocsp, (size_t)ocsp_len};
+  p = buf + TB_SF_HEADER;
+  for (int k = 0; k < TB_SF_FIELDS; k++) {
+    if (k != TB_SF_F_SCHEMES) {
+      p = put_field(p, f[k].p, f[k].n);
+      continue;
+    }
+    p = put_len(p, f[k].n);
+    for (int i = 0; i < n_schemes; i++)
+      p = put_u16(p, (unsigned)scheme_at(e, cert, i));
+  }
+  out = tb_bytes(env, buf, (size_t)(p - buf));
+  if (buf != stack)
+    OPENSSL_free(buf);
+  return out;
 }
 
 static jobjectArray client_ca_names(JNIEnv *env, jclass c, jlong h) {
@@ -223,21 +286,13 @@ static void ctx_client_cache(JNIEnv *env, jclass c, jlong ctx, jint size, jint t
 }
 
 const JNINativeMethod tb_session_methods[] = {
-    TB_N("protocol", "(J)Ljava/lang/String;", protocol),
-    TB_N("cipher", "(J)Ljava/lang/String;", cipher),
-    TB_N("sessionId", "(J)[B", session_id),
-    TB_N("sessionTime", "(J)J", session_time),
-    TB_N("reused", "(J)Z", reused),
-    TB_N("sessionOrigin", "(J)[B", session_origin),
     TB_N("ctxShareSessions", "(JJ)V", ctx_share_sessions),
     TB_N("ctxTicketKeys", "(JLjava/lang/String;)V", ctx_ticket_keys),
     TB_N("ctxTicketKeysRefresh", "(J)Z", ctx_ticket_keys_refresh),
+    TB_N("sessionFacts", "(JZ)[B", session_facts),
     TB_N("peerChain", "(J)[[B", peer_chain),
     TB_N("localChain", "(J)[[B", local_chain),
-    TB_N("localKey", "(J)J", local_key),
     TB_N("peerSigAlgs", "(J)[I", peer_sigalgs),
-    TB_N("peerCertSigAlgs", "(J)[I", peer_cert_sigalgs),
-    TB_N("serverName", "(J)[B", server_name),
     TB_N("clientCaNames", "(J)[[B", client_ca_names),
     TB_N("checkHost", "([BLjava/lang/String;Z)I", check_host),
     TB_N("setPeer", "(JLjava/lang/String;)Z", set_peer),

@@ -39,4 +39,32 @@
 #define TB_EXT_HELLO_TASK 1
 #define TB_EXT_OCSP 2
 
+/* sessionFacts(): what a session reports, in one byte array. A fixed
+ * header (flags byte, SSL_version and cipher id as u16, session time in ms,
+ * local key handle and the group's NID as big-endian integers) and then
+ * length-prefixed (u32) fields in TB_SF_* order: protocol name, cipher name,
+ * session id, origin token, group name, SNI as sent, selected ALPN, the
+ * peer's certificate signature schemes (u16 each), OCSP staple. */
+#define TB_SF_REUSED 1
+#define TB_SF_PEER_CERT 2
+#define TB_SF_ORIGIN 4
+/* where each header value starts (Java reads them by these offsets) */
+#define TB_SF_AT_VERSION 1
+#define TB_SF_AT_SUITE 3
+#define TB_SF_AT_TIME 5
+#define TB_SF_AT_KEY 13
+#define TB_SF_AT_GROUP 21
+#define TB_SF_HEADER 25
+/* the fields' order after the header */
+#define TB_SF_F_PROTOCOL 0
+#define TB_SF_F_SUITE 1
+#define TB_SF_F_ID 2
+#define TB_SF_F_ORIGIN 3
+#define TB_SF_F_GROUP 4
+#define TB_SF_F_SNI 5
+#define TB_SF_F_ALPN 6
+#define TB_SF_F_SCHEMES 7
+#define TB_SF_F_OCSP 8
+#define TB_SF_FIELDS 9
+
 #endif

@@ -344,7 +344,4 @@ public final class EngineConfig {
     }
 
     /** The key-exchange group this connection negotiated (JSSE name), or null. */
-    static String negotiatedGroup(long ssl) {
-        return NamedGroups.jsseName(Native.negotiatedGroup(ssl));
-    }
 }

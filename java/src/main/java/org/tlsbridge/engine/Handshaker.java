@@ -50,7 +50,7 @@ public final class Handshaker {
     private final SSLEngine engine;
     private final Socket socket;
     private final TlsBridgeSession session;
-    private final List<KeyMaterial> offered = new ArrayList<>(2);
+    private final List<KeyMaterial> offered = new ArrayList<>(); // no array until a key is offered (never on resumption)
     private volatile Throwable cause;
     volatile String alpn;
     private static final int ALERT_ILLEGAL_PARAMETER = NativeConstants.SSL_AD_ILLEGAL_PARAMETER;
@@ -164,15 +164,21 @@ public final class Handshaker {
         return a != null ? a : alpn;
     }
 
-    /** What OpenSSL has negotiated so far, for trust managers that look at the session. */
-    private void learn(long ssl) {
-        session.protocol = Native.protocol(ssl);
-        session.cipherSuite = Native.cipher(ssl);
-        session.peerSigAlgs = SignatureSchemes.names(Native.peerCertSigAlgs(ssl));
-        session.namedGroup = EngineConfig.negotiatedGroup(ssl);
+    /**
+     * What OpenSSL has negotiated so far, for trust managers that look at the
+     * session: one crossing; the peer's schemes and SNI are turned into JSSE
+     * objects only when someone asks the session for them.
+     */
+    private SessionFacts learn(long ssl) {
+        SessionFacts f = new SessionFacts(ssl);
+        session.protocol = f.protocol();
+        session.cipherSuite = f.cipherSuite();
+        session.peerSchemes(f);
+        session.namedGroup = f.namedGroup();
         if (!cfg.clientMode() && session.requestedServerNames.isEmpty()) {
-            session.requestedServerNames = hostNames(Native.serverName(ssl));
+            session.serverName(f.serverName());
         }
+        return f;
     }
 
     /**
@@ -223,8 +229,7 @@ public final class Handshaker {
                 return;
             }
             der = Native.pendingChain(ssl);
-            learn(ssl);
-            byte[] staple = Native.ocspResponse(ssl);
+            byte[] staple = learn(ssl).ocsp();
             session.statusResponses = staple == null ? List.of() : List.of(staple);
         } finally {
             owner.release();
@@ -321,7 +326,7 @@ public final class Handshaker {
      * another host's EC certificate ahead of this host's RSA one.
      */
     private List<String> preferNamed(X509ExtendedKeyManager km, List<String> aliases) {
-        List<javax.net.ssl.SNIServerName> names = session.requestedServerNames;
+        List<javax.net.ssl.SNIServerName> names = session.getRequestedServerNames();
         if (aliases.size() < 2 || names.isEmpty() || !(names.get(0) instanceof javax.net.ssl.SNIHostName)) {
             return aliases;
         }
@@ -384,21 +389,21 @@ public final class Handshaker {
     /** Freezes the session once OpenSSL reports the handshake complete. Owner's lock held. */
     public TlsBridgeSession finish(long ssl) {
         TlsBridgeSession s = session;
-        learn(ssl);
-        s.id = Native.sessionId(ssl);
-        long t = Native.sessionTime(ssl);
+        SessionFacts f = learn(ssl);
+        s.id = f.id();
+        long t = f.time();
         if (t > 0) {
             s.creationTime = t;
         }
-        s.resumed = Native.reused(ssl);
-        byte[] origin = Native.sessionOrigin(ssl);
+        s.resumed = f.reused();
+        java.nio.ByteBuffer origin = f.origin();
         SessionContextImpl sessions = (SessionContextImpl) s.getSessionContext();
         TlsBridgeSession first = s.resumed && origin != null ? sessions.origin(origin) : null;
         if (first != null) {
             s.peerCerts = first.peerCerts;
             s.localCerts = first.localCerts;
             s.creationTime = first.creationTime;
-        } else if (s.peerCerts == null) {
+        } else if (s.peerCerts == null && f.peerCertificate()) {
             byte[][] der = Native.peerChain(ssl);
             if (der != null) {
                 try {
@@ -409,16 +414,16 @@ public final class Handshaker {
             }
         }
         if (first == null) {
-            s.localCerts = localChain(ssl);
+            s.localCerts = localChain(ssl, f.localKey());
         }
         if (!s.resumed && origin != null) {
             sessions.remember(origin, s);
         }
-        byte[] staple = Native.ocspResponse(ssl);
+        byte[] staple = f.ocsp();
         if (staple != null) {
             s.statusResponses = List.of(staple);
         }
-        String a = EngineConfig.alpnName(Native.alpnSelected(ssl));
+        String a = EngineConfig.alpnName(f.alpn());
         s.applicationProtocol = a == null ? "" : a;
         s.touch();
         if (cfg.sessionCreation()) {
@@ -428,8 +433,7 @@ public final class Handshaker {
     }
 
     /** The chain we sent: the KeyManager's own certificates when OpenSSL used one we installed. */
-    private X509Certificate[] localChain(long ssl) {
-        long used = Native.localKey(ssl);
+    private X509Certificate[] localChain(long ssl, long used) {
         for (KeyMaterial m : offered) {
             if (m.is(used)) {
                 return m.chain();

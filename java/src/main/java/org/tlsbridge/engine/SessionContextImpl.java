@@ -54,14 +54,16 @@ public final class SessionContextImpl implements SSLSessionContext {
     }
 
     /** A full handshake's session, under the token its resumptions will carry. */
-    synchronized void remember(byte[] origin, TlsBridgeSession s) {
-        origins.put(ByteBuffer.wrap(origin.clone()), s);
+    synchronized void remember(ByteBuffer origin, TlsBridgeSession s) {
+        byte[] key = new byte[origin.remaining()];
+        origin.duplicate().get(key);
+        origins.put(ByteBuffer.wrap(key), s);
         trim(origins, System.currentTimeMillis());
     }
 
     /** The full handshake's session a resumption descends from, or null when it has expired or gone. */
-    synchronized TlsBridgeSession origin(byte[] origin) {
-        TlsBridgeSession s = origins.get(ByteBuffer.wrap(origin));
+    synchronized TlsBridgeSession origin(ByteBuffer origin) {
+        TlsBridgeSession s = origins.get(origin);
         return s == null || expired(s) ? null : s;
     }
 

@@ -41,8 +41,11 @@ public final class TlsBridgeSession extends ExtendedSSLSession {
     volatile long creationTime = created;
     volatile X509Certificate[] peerCerts;
     volatile X509Certificate[] localCerts;
-    volatile String[] peerSigAlgs = new String[0];
+    private volatile SessionFacts peerSchemes;
+    private volatile String[] peerSigAlgs;
     volatile List<SNIServerName> requestedServerNames = Collections.emptyList();
+    /** The client's host_name bytes, a server's, until getRequestedServerNames makes the SNIHostName. */
+    private volatile byte[] serverName;
     volatile List<byte[]> statusResponses = Collections.emptyList();
     volatile boolean resumed;
     volatile String applicationProtocol;
@@ -207,14 +210,38 @@ public final class TlsBridgeSession extends ExtendedSSLSession {
         return SignatureSchemes.localJavaNames();
     }
 
+    /** Where the peer's scheme code points are; their JSSE names are made when asked for. */
+    void peerSchemes(SessionFacts facts) {
+        peerSchemes = facts;
+        peerSigAlgs = null;
+    }
+
     @Override
     public String[] getPeerSupportedSignatureAlgorithms() {
-        return peerSigAlgs.clone();
+        String[] n = peerSigAlgs;
+        if (n == null) {
+            SessionFacts f = peerSchemes;
+            n = f == null ? new String[0] : SignatureSchemes.names(f.schemes());
+            peerSigAlgs = n;
+        }
+        return n.clone();
+    }
+
+    /** A server's: the host_name the ClientHello carried, or null. */
+    void serverName(byte[] sni) {
+        serverName = sni;
     }
 
     @Override
     public List<SNIServerName> getRequestedServerNames() {
-        return requestedServerNames;
+        List<SNIServerName> l = requestedServerNames;
+        byte[] sni = serverName;
+        if (l.isEmpty() && sni != null) {
+            l = Handshaker.hostNames(sni);
+            requestedServerNames = l;
+            serverName = null;
+        }
+        return l;
     }
 
     @Override

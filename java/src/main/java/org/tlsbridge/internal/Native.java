@@ -112,23 +112,7 @@ public final class Native {
     /** For each OpenSSL group name, whether this OpenSSL implements it. */
     public static native boolean[] groupsSupported(String[] opensslNames) throws javax.net.ssl.SSLException;
 
-    /** OpenSSL's name of the key-exchange group the handshake used, or null (none, or a resumed TLS 1.2 session). */
-    public static native byte[] negotiatedGroup(long engine);
-
     // sessions and client resumption (jni_session.c)
-    public static native String protocol(long engine);
-
-    public static native String cipher(long engine);
-
-    public static native byte[] sessionId(long engine);
-
-    public static native long sessionTime(long engine);
-
-    public static native boolean reused(long engine);
-
-    /** A random token shared by a session and every resumption of it (OpenSSL's ticket app data), or null. */
-    public static native byte[] sessionOrigin(long engine);
-
     /** A second init: the new, unused SSL_CTX takes the previous one's session caches and ticket keys. */
     public static native void ctxShareSessions(long ctx, long previous) throws javax.net.ssl.SSLException;
 
@@ -138,20 +122,18 @@ public final class Native {
     /** The key file again if it changed: true when its new keys are in use; a refused file throws, keys kept. */
     public static native boolean ctxTicketKeysRefresh(long ctx) throws javax.net.ssl.SSLException;
 
+    /**
+     * What the session reports, in one crossing (layout: native/jni/jni_wire.h,
+     * decoded by engine.SessionFacts); the SNI, ALPN and OCSP staple are the
+     * peer's bytes as sent. Protocol, suite and group names only when asked.
+     */
+    public static native byte[] sessionFacts(long engine, boolean names);
+
     public static native byte[][] peerChain(long engine);
 
     public static native byte[][] localChain(long engine);
 
-    /** The handle of the installed key whose chain the handshake sent, or 0 (see KeyMaterial). */
-    public static native long localKey(long engine);
-
     public static native int[] peerSigAlgs(long engine);
-
-    /** signature_algorithms_cert when the peer sent it, else {@link #peerSigAlgs}. */
-    public static native int[] peerCertSigAlgs(long engine);
-
-    /** The SNI host_name as the client sent it (a server) or as set (a client), or null. */
-    public static native byte[] serverName(long engine);
 
     public static native byte[][] clientCaNames(long engine);
 
@@ -175,8 +157,6 @@ public final class Native {
 
     /** The negotiated protocol's bytes (ISO-8859-1 in Java, as JSSE maps them), or null. */
     public static native byte[] alpnSelected(long engine);
-
-    public static native byte[] ocspResponse(long engine);
 
     public static native void keySetOcsp(long key, byte[] der);
 

@@ -56,6 +56,25 @@ public final class NativeConstants {
     public static final int TB_AUTH_NEED = 2;
     public static final int TB_EXT_HELLO_TASK = 1;
     public static final int TB_EXT_OCSP = 2;
+    public static final int TB_SF_REUSED = 1;
+    public static final int TB_SF_PEER_CERT = 2;
+    public static final int TB_SF_ORIGIN = 4;
+    public static final int TB_SF_HEADER = 25;
+    public static final int TB_SF_FIELDS = 9;
+    public static final int TB_SF_AT_VERSION = 1;
+    public static final int TB_SF_AT_SUITE = 3;
+    public static final int TB_SF_AT_TIME = 5;
+    public static final int TB_SF_AT_KEY = 13;
+    public static final int TB_SF_AT_GROUP = 21;
+    public static final int TB_SF_F_PROTOCOL = 0;
+    public static final int TB_SF_F_SUITE = 1;
+    public static final int TB_SF_F_ID = 2;
+    public static final int TB_SF_F_ORIGIN = 3;
+    public static final int TB_SF_F_GROUP = 4;
+    public static final int TB_SF_F_SNI = 5;
+    public static final int TB_SF_F_ALPN = 6;
+    public static final int TB_SF_F_SCHEMES = 7;
+    public static final int TB_SF_F_OCSP = 8;
 
     // the largest plaintext and record the engine handles (tb.h): JSSE's buffer sizes
     public static final int TB_MAX_PLAINTEXT = 16384;
