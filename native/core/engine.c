@@ -283,8 +283,10 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
     e->stats.bytes_out += n;
     if (e->io.spill_len > 0)
       return finish(e, r, n == 0 ? TB_OVERFLOW : (tb_outbound_done(e) ? TB_CLOSED : TB_OK));
-    if (e->flags & TB_F_OUT_CLOSING)
+    if (e->flags & TB_F_OUT_CLOSING) {
+      tb_shed_closed_out(e);
       return finish(e, r, TB_CLOSED);
+    }
     if (!(e->flags & TB_F_HS_DONE) || (e->flags & TB_F_FIN_PENDING))
       return finish(e, r, TB_OK); /* a flight is out; let the caller see the new status */
   }
@@ -345,25 +347,6 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
     return finish(e, r, TB_CLOSED);
   r->produced = e->io.out_pos;
   return finish(e, r, TB_OK);
-}
-
-/* Queue our close_notify once the peer has sent theirs (or we close). */
-static void queue_close_notify(tb_engine *e) {
-  if (e->flags & TB_F_OUT_CLOSING)
-    return;
-  e->flags |= TB_F_OUT_CLOSING;
-  if (e->flags & TB_F_HS_DONE) {
-    ERR_clear_error();
-    SSL_shutdown(e->ssl);
-    /* close_notify is in our queue now. Servers like Tomcat close after it
-     * without reading the peer's, so the SSL lives on until the Cleaner
-     * frees it after a GC, on another thread: its ~35 KB of record buffers
-     * go back now, on the thread that allocated them. A later unwrap (the
-     * peer may still send) allocates a read buffer again; OpenSSL keeps
-     * both if a record is half read or written. */
-    SSL_free_buffers(e->ssl);
-    ERR_clear_error();
-  }
 }
 
 static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
@@ -482,7 +465,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
       int se = SSL_get_error(e->ssl, n);
       if (se == SSL_ERROR_ZERO_RETURN) {
         e->flags |= TB_F_PEER_CLOSED | TB_F_IN_DONE;
-        queue_close_notify(e);
+        tb_queue_close_notify(e);
         /* Plaintext that came before the close_notify is reported as OK:
          * callers commonly drop the data of a CLOSED result. The next
          * unwrap says CLOSED. */
@@ -514,29 +497,6 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
       break; /* e.g. a KeyUpdate wants an answer: NEED_WRAP */
   }
   return finish(e, r, TB_OK);
-}
-
-void tb_engine_close_outbound(tb_engine *e) {
-  if (!(e->flags & TB_F_HS_DONE)) {
-    /* OpenSSL cannot send close_notify mid-handshake; the handshake simply
-     * ends here and nothing more is written. */
-    e->flags |= TB_F_OUT_CLOSING;
-    if (e->flags & TB_F_STARTED)
-      e->flags |= TB_F_IN_DONE;
-    e->task = TB_TASK_NONE;
-    return;
-  }
-  queue_close_notify(e);
-}
-
-/* Returns 1 when inbound closes before the peer's close_notify arrived
- * (possible truncation), which Java reports as SunJSSE does. */
-int tb_engine_close_inbound(tb_engine *e) {
-  int truncated = (e->flags & TB_F_STARTED) && !(e->flags & (TB_F_PEER_CLOSED | TB_F_FAILED | TB_F_IN_DONE));
-  e->flags |= TB_F_IN_DONE;
-  if (truncated)
-    tb_engine_close_outbound(e);
-  return truncated;
 }
 
 /* TLS 1.3 post-handshake authentication: a server asks an established

@@ -171,13 +171,19 @@ TB_API int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen,
                           uint8_t *dst, size_t dstcap, tb_result *r);
 TB_API int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen,
                             uint8_t *dst, size_t dstcap, tb_result *r);
-TB_API void tb_engine_close_outbound(tb_engine *e);
-TB_API int tb_engine_close_inbound(tb_engine *e);
 TB_API int tb_engine_hs_status(tb_engine *e, int consume_finished);
 TB_API int tb_engine_task_done(tb_engine *e);
 TB_API int tb_engine_request_pha(tb_engine *e, int need);
 TB_API void tb_engine_set_verify_result(tb_engine *e, int ok, int x509_err);
 int tb_hs_step(tb_engine *e);
+
+/* close.c */
+TB_API void tb_engine_close_outbound(tb_engine *e);
+TB_API int tb_engine_close_inbound(tb_engine *e);
+void tb_queue_close_notify(tb_engine *e);
+/* Outbound is done (close_notify wrapped out, nothing queued): lets go of
+ * what only writing or handshaking needed. Inbound may still be read. */
+void tb_shed_closed_out(tb_engine *e);
 
 static inline tb_engine *tb_engine_of(const SSL *ssl) {
   return (tb_engine *)SSL_get_ex_data(ssl, tb_engine_ex_index());

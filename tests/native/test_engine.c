@@ -5,6 +5,28 @@
 #include "session_cache.h"
 
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TB_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TB_TEST_ASAN 1
+#endif
+
+/* Bytes the process holds on glibc's heap, -1 where that cannot be read
+ * (another libc, or a sanitizer's allocator). */
+static long heap_in_use(void) {
+#if defined(__GLIBC__) && !defined(TB_TEST_ASAN) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+  return (long)mallinfo2().uordblks;
+#else
+  return -1;
+#endif
+}
 
 static uint8_t wire[1 << 22];
 static uint8_t plain[1 << 21], back[1 << 21];
@@ -249,6 +271,98 @@ static void test_stacked_key_updates(void) {
   tb_ctx_free(ctx);
 }
 
+/* Sends one record of msg from `from` (with whatever it has queued ahead of
+ * it: a KeyUpdate, a NewSessionTicket) and unwraps it all at `to`. */
+static void send_after_close(tb_engine *from, tb_engine *to, const char *msg) {
+  uint8_t got[256];
+  tb_result r;
+  size_t wlen = 0, off = 0, glen = 0;
+  int i;
+  for (i = 0; i < 4; i++) {
+    CHECK(tb_engine_wrap(from, (const uint8_t *)msg, strlen(msg), wire + wlen, sizeof wire - wlen, &r) == 0);
+    wlen += r.produced;
+    if (r.consumed > 0)
+      break;
+  }
+  for (i = 0; i < 8 && off < wlen; i++) {
+    CHECK(tb_engine_unwrap(to, wire + off, wlen - off, got + glen, sizeof got - glen, &r) == 0);
+    CHECK(r.status == TB_OK);
+    off += r.consumed;
+    glen += r.produced;
+    /* a closed outbound has nothing to answer with */
+    CHECK(tb_engine_wrap(to, NULL, 0, wire + wlen, sizeof wire - wlen, &r) == 0);
+    CHECK(r.status == TB_CLOSED && r.produced == 0);
+  }
+  CHECK(off == wlen);
+  CHECK(glen == strlen(msg) && memcmp(got, msg, glen) == 0);
+}
+
+/* Tomcat closes with closeOutbound and a wrap, never closeInbound: once the
+ * close_notify is out the engine gives back its queue and ALPN list at
+ * once, and inbound still reads the peer's data, post-handshake messages
+ * and close_notify (half-close). */
+static void test_closed_out_sheds(int version) {
+  static const unsigned char h2[] = {2, 'h', '2'};
+  SSL_CTX *ctx;
+  tb_error err;
+  tb_pair p;
+  tb_result r;
+  uint8_t rec[TB_MAX_RECORD], out[64];
+  long held;
+  size_t queue;
+  ctx = tb_ctx_new(&err);
+  CHECK(tb_pair_open(&p, ctx, "ec") == 0);
+  CHECK(tb_configure(p.client->ssl, NULL, NULL, 0, version, &err) == 0);
+  CHECK(tb_set_alpn(p.server, h2, sizeof h2) == 0);
+  CHECK(tb_pair_handshake(&p) == 0);
+  CHECK(SSL_version(p.server->ssl) == version);
+  CHECK(p.server->io.spill != NULL && p.server->alpn_accept != NULL);
+
+  queue = p.server->io.spill_cap;
+  held = heap_in_use();
+  tb_engine_close_outbound(p.server);
+  CHECK(p.server->io.spill != NULL); /* the close_notify waits there */
+  CHECK(tb_engine_wrap(p.server, NULL, 0, rec, sizeof rec, &r) == 0);
+  CHECK(r.status == TB_CLOSED && r.produced > 0);
+  /* The queue and at least OpenSSL's read buffer (~16.7 KB) went back;
+   * 3.5 holds no write buffer between TLS 1.3 writes, 3.0 gives back both. */
+  if (held >= 0)
+    CHECK(held - heap_in_use() > (long)(queue + TB_MAX_PLAINTEXT));
+  CHECK(p.server->io.spill == NULL && p.server->io.spill_cap == 0);
+  CHECK(p.server->alpn_accept == NULL && p.server->alpn_accept_len == 0);
+
+  send_after_close(p.client, p.server, "request after the server closed");
+  if (version == TLS1_3_VERSION) {
+    /* a KeyUpdate asking for one back, then data */
+    CHECK(SSL_key_update(p.client->ssl, SSL_KEY_UPDATE_REQUESTED) == 1);
+    CHECK(SSL_do_handshake(p.client->ssl) == 1);
+    send_after_close(p.client, p.server, "after a key update");
+    /* the client closes first; a NewSessionTicket reaches it afterwards */
+    tb_engine_close_outbound(p.client);
+    CHECK(tb_engine_wrap(p.client, NULL, 0, rec, sizeof rec, &r) == 0);
+    CHECK(r.status == TB_CLOSED && r.produced > 0 && p.client->io.spill == NULL);
+    CHECK(tb_engine_unwrap(p.server, rec, r.produced, out, sizeof out, &r) == 0);
+    CHECK(r.status == TB_CLOSED && (p.server->flags & TB_F_IN_DONE));
+    tb_pair_close(&p);
+    CHECK(tb_pair_open(&p, ctx, "ec") == 0);
+    CHECK(tb_pair_handshake(&p) == 0);
+    tb_engine_close_outbound(p.client);
+    CHECK(tb_engine_wrap(p.client, NULL, 0, rec, sizeof rec, &r) == 0);
+    CHECK(r.status == TB_CLOSED && r.produced > 0 && p.client->io.spill == NULL);
+    CHECK(SSL_new_session_ticket(p.server->ssl) == 1);
+    CHECK(SSL_do_handshake(p.server->ssl) == 1);
+    send_after_close(p.server, p.client, "response after a ticket");
+  } else {
+    CHECK(tb_engine_close_inbound(p.client) == 1); /* no close_notify came first */
+    CHECK(tb_engine_wrap(p.client, NULL, 0, rec, sizeof rec, &r) == 0);
+    CHECK(r.status == TB_CLOSED && r.produced > 0);
+    CHECK(tb_engine_unwrap(p.server, rec, r.produced, out, sizeof out, &r) == 0);
+    CHECK(r.status == TB_CLOSED && (p.server->flags & TB_F_IN_DONE));
+  }
+  tb_pair_close(&p);
+  tb_ctx_free(ctx);
+}
+
 /* tb_result.idle_in lets Java answer an unwrap of no bytes without a call:
  * when set, such an unwrap must say UNDERFLOW, NOT_HANDSHAKING, 0/0 and
  * stay idle; it must be clear whenever the engine has something to say. */
@@ -429,6 +543,8 @@ int main(void) {
   test_bad_input();
   test_post_handshake_auth();
   test_stacked_key_updates();
+  test_closed_out_sheds(TLS1_3_VERSION);
+  test_closed_out_sheds(TLS1_2_VERSION);
   test_idle_in();
   test_whole_records();
   test_sessions_across_contexts(TLS1_2_VERSION);

@@ -20,6 +20,7 @@ import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLProtocolException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.tlsbridge.test.Contexts;
 import org.tlsbridge.test.EnginePair;
@@ -157,27 +158,28 @@ class ContractTest {
      * A server that has sent close_notify (as Tomcat does before closing)
      * still reads what the client sends meanwhile: the engine hands its
      * record buffers back to OpenSSL at close_notify, so the read buffer is
-     * allocated again here, including for a record that arrives in pieces.
+     * allocated again here, including for a record that arrives in pieces;
+     * heap and direct buffers.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"TLSv1.3", "TLSv1.2"})
-    void readsAfterItsOwnCloseNotify(String protocol) throws Exception {
+    @CsvSource({"TLSv1.3,false", "TLSv1.2,false", "TLSv1.3,true", "TLSv1.2,true"})
+    void readsAfterItsOwnCloseNotify(String protocol, boolean direct) throws Exception {
         EnginePair p = pair(protocol);
         byte[] before = new byte[3000];
         Arrays.fill(before, (byte) 'b');
-        ByteBuffer early = ByteBuffer.allocate(p.client.getSession().getPacketBufferSize());
+        ByteBuffer early = buffer(p.client.getSession().getPacketBufferSize(), direct);
         p.client.wrap(ByteBuffer.wrap(before), early);
         early.flip();
         // half a record reaches the server before it closes
         ByteBuffer half = early.duplicate();
         half.limit(early.position() + early.remaining() / 2);
-        ByteBuffer app = ByteBuffer.allocate(p.server.getSession().getApplicationBufferSize());
+        ByteBuffer app = buffer(p.server.getSession().getApplicationBufferSize(), direct);
         SSLEngineResult r = p.server.unwrap(half, app);
         assertEquals(Status.BUFFER_UNDERFLOW, r.getStatus());
         early.position(early.position() + r.bytesConsumed());
 
         p.server.closeOutbound();
-        ByteBuffer notify = ByteBuffer.allocate(p.server.getSession().getPacketBufferSize());
+        ByteBuffer notify = buffer(p.server.getSession().getPacketBufferSize(), direct);
         r = p.server.wrap(ByteBuffer.allocate(0), notify);
         assertEquals(Status.CLOSED, r.getStatus());
         assertTrue(p.server.isOutboundDone());
@@ -188,7 +190,10 @@ class ContractTest {
             app.clear();
             r = p.server.unwrap(early, app);
             assertEquals(Status.OK, r.getStatus());
-            got.write(app.array(), 0, app.position());
+            app.flip();
+            byte[] chunk = new byte[app.remaining()];
+            app.get(chunk);
+            got.write(chunk);
         }
         assertArrayEquals(before, got.toByteArray());
         byte[] after = new byte[40_000];
@@ -199,12 +204,16 @@ class ContractTest {
         assertFalse(p.server.isInboundDone());
 
         p.client.closeOutbound();
-        ByteBuffer bye = ByteBuffer.allocate(p.client.getSession().getPacketBufferSize());
+        ByteBuffer bye = buffer(p.client.getSession().getPacketBufferSize(), direct);
         assertEquals(Status.CLOSED, p.client.wrap(ByteBuffer.allocate(0), bye).getStatus());
         bye.flip();
         app.clear();
         assertEquals(Status.CLOSED, p.server.unwrap(bye, app).getStatus());
         assertTrue(p.server.isInboundDone());
+    }
+
+    private static ByteBuffer buffer(int size, boolean direct) {
+        return direct ? ByteBuffer.allocateDirect(size) : ByteBuffer.allocate(size);
     }
 
     @Test
