@@ -32,7 +32,6 @@ static jbooleanArray groups_supported(JNIEnv *env, jclass c, jobjectArray names)
   return (*env)->ExceptionCheck(env) ? NULL : out;
 }
 
-/* The negotiated group's OpenSSL name as bytes, or null when there is none. */
 const JNINativeMethod tb_groups_methods[] = {
     TB_N("groupsSupported", "([Ljava/lang/String;)[Z", groups_supported),
 };
