@@ -138,13 +138,21 @@ def _load(mode, seconds):
     return max(1, int(round(seconds))) + COST["siege" if mode == "newconn" else "wrk"]
 
 
-def warm_windows(opts):
+def warm_cap(opts, mode):
+    """Seconds of load a JVM cell's warm-up may take: handshake cells have
+    their own cap (--warmup-handshake)."""
+    hs = getattr(opts, "warmup_handshake", None)
+    return hs if hs is not None and mode in ("newconn", "resumed") else opts.warmup
+
+
+def warm_windows(opts, mode="keepalive"):
     """Warm-up windows a JVM cell is expected to take: --quick stops at three
-    (its cap); in the full run of 2026-12-03 (bench/results/latest) the
-    median JVM cell converged after 18 windows, keep-alive and new-connection
-    cells alike (from 3 to the cap of 60)."""
-    cap = max(3, int(round(opts.warmup / opts.warmup_window)))
-    return min(cap, 3 if opts.quick else 18)
+    (its cap). Since a window counts only with the JIT quiet (jitwarm), the
+    JVM cells of the narrowed paired run of 2026-12-04 converged after 26 to
+    40 windows where the full run of 2026-12-03 (JIT not watched) took a
+    median of 18: 32 until a full run recalibrates it."""
+    cap = max(3, int(round(warm_cap(opts, mode) / opts.warmup_window)))
+    return min(cap, 3 if opts.quick else 32)
 
 
 def estimate_seconds(groups, variants, opts, parts=None):
@@ -167,7 +175,7 @@ def estimate_seconds(groups, variants, opts, parts=None):
             jvm = sum(1 for v in vs if V.serves(v, m, n, g) and v.jdk)
             add(f"reps {m}", k * opts.reps * _load(m, opts.duration))
             if m in opts.warm_modes:
-                add("warm-up", jvm * warm_windows(opts) * _load(m, opts.warmup_window))
+                add("warm-up", jvm * warm_windows(opts, m) * _load(m, opts.warmup_window))
             else:
                 add("preroll", jvm * _load(m, max(opts.preroll, opts.warmup_window)))
             if opts.preroll > 0:

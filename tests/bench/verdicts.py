@@ -126,9 +126,12 @@ check("a warm-up whose CPU/request agrees while C2 compiles converges only once 
       w["converged"] and len(w["windows"]) == 8 and w["jit_share"][-1] == 0.0, w)
 feed[:] = [(0.30, 0.05)] * 200
 w = bench.converge(h, g, "newconn", 1024, o, "/tmp")
-check("a JIT that never quiets stops the warm-up at its cap, marked as the JIT's",
-      not w["converged"] and w["seconds"] == o.warmup and w.get("cap_reason") == "jit"
-      and report.warm_cell(w) == f"**{o.warmup:.0f} s cap (JIT)**", w)
+check("a JIT that never quiets stops a handshake cell's warm-up at its own cap (twice keep-alive's), marked "
+      "as the JIT's",
+      not w["converged"] and w["seconds"] == o.warmup_handshake == 2 * o.warmup and w.get("cap_reason") == "jit"
+      and report.warm_cell(w) == f"**{o.warmup_handshake:.0f} s cap (JIT)**", w)
+check("--quick caps handshake cells as its keep-alive cells",
+      plan.warm_cap(bench.parse(["--quick"]), "newconn") == bench.parse(["--quick"]).warmup == 3.0)
 
 orders = []
 for _ in range(2):
