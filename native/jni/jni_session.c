@@ -92,8 +92,9 @@ static unsigned char *put_u64(unsigned char *p, uint64_t v) {
   return p;
 }
 
-static unsigned char *put_len(unsigned char *p, size_t n) {
-  return put_u16(put_u16(p, (unsigned)(n >> 16)), (unsigned)(n & 0xffff));
+/* lengths too: session_facts refuses a total above INT32_MAX first */
+static unsigned char *put_u32(unsigned char *p, uint32_t v) {
+  return put_u16(put_u16(p, v >> 16), v & 0xffff);
 }
 
 /* the header's values abut and end where the fields begin */
@@ -103,7 +104,7 @@ _Static_assert(TB_SF_AT_VERSION == 1 && TB_SF_AT_SUITE == TB_SF_AT_VERSION + 2 &
                "session facts header layout");
 
 static unsigned char *put_field(unsigned char *p, const void *src, size_t n) {
-  p = put_len(p, n);
+  p = put_u32(p, (uint32_t)n);
   if (n)
     memcpy(p, src, n);
   return p + n;
@@ -188,7 +189,7 @@ static jbyteArray session_facts(JNIEnv *env, jclass c, jlong h, jboolean names) 
   put_u16(buf + TB_SF_AT_SUITE, (unsigned)cid);
   put_u64(buf + TB_SF_AT_TIME, sess ? (uint64_t)SSL_SESSION_get_time(sess) * 1000 : 0);
   put_u64(buf + TB_SF_AT_KEY, (uint64_t)tb_handle(tb_keymat_in_use(e)));
-  put_len(buf + TB_SF_AT_GROUP, (size_t)(unsigned)nid);
+  put_u32(buf + TB_SF_AT_GROUP, (uint32_t)nid);
   f[TB_SF_F_PROTOCOL] = (struct field){ver, strlen(ver)};
   f[TB_SF_F_SUITE] = (struct field){cname, strlen(cname)};
   f[TB_SF_F_ID] = (struct field){id, id_len};
@@ -204,7 +205,7 @@ static jbyteArray session_facts(JNIEnv *env, jclass c, jlong h, jboolean names) 
       p = put_field(p, f[k].p, f[k].n);
       continue;
     }
-    p = put_len(p, f[k].n);
+    p = put_u32(p, (uint32_t)f[k].n);
     for (int i = 0; i < n_schemes; i++)
       p = put_u16(p, (unsigned)scheme_at(e, cert, i));
   }

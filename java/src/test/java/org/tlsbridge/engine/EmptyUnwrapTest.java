@@ -49,20 +49,10 @@ class EmptyUnwrapTest {
         assertEquals(0, r.bytesProduced(), r.toString());
     }
 
-    /** A request record in, the empty read after it, a response record out: a keep-alive request in Tomcat. */
+    /** A request record in and the empty read after it, as Tomcat makes for each keep-alive request. */
     private static void request(EnginePair p, ByteBuffer src, ByteBuffer net, ByteBuffer empty, ByteBuffer app)
             throws SSLException {
-        src.clear();
-        net.clear();
-        SSLEngineResult w = p.client.wrap(src, net);
-        net.flip();
-        app.clear();
-        SSLEngineResult u = p.server.unwrap(net, app);
-        if (w.getStatus() != Status.OK || u.getStatus() != Status.OK || u.bytesProduced() != src.capacity()
-                || net.hasRemaining()) {
-            assertEquals(Status.OK, u.getStatus(), u.toString());
-            assertEquals(src.capacity(), u.bytesProduced(), u.toString());
-        }
+        p.record(src, net, app);
         SSLEngineResult e = p.server.unwrap(empty, app);
         if (e.getStatus() != Status.BUFFER_UNDERFLOW || e.getHandshakeStatus() != HandshakeStatus.NOT_HANDSHAKING
                 || e.bytesConsumed() != 0 || e.bytesProduced() != 0 || app.position() != src.capacity()) {
