@@ -8,7 +8,10 @@
 # where an `enable-ktls` build was installed with `make install_dev` can
 # be named too). The figures and what they decided are in
 # docs/record-path.md ("kTLS-interface record path"). Deterministic: a
-# busy machine does not move them.
+# busy machine does not move them. Where libssl has kTLS it also prints
+# whether a plain OpenSSL peer accepts the BIO's records and the BIO the
+# peer's (data, KeyUpdates, close_notify; "recordpath check" lines) and
+# what a refused write retried from a moved buffer sends.
 #
 #   bench/recordpath/run.sh [records-per-region [openssl-prefix...]]   (default 64)
 set -euo pipefail
@@ -53,7 +56,7 @@ for (what, size), d in sorted(rows.items(), key=lambda kv: (kv[0][0][-2:], kv[0]
 EOF
 }
 
-SRCS=(bench/recordpath/recordpath.c tests/fuzz/fuzz_rand.c)
+SRCS=(bench/recordpath/recordpath.c bench/recordpath/recordpath_bio.c tests/fuzz/fuzz_rand.c)
 build system "${SRCS[@]}" -lssl -lcrypto
 echo "## system libssl"
 measure system
