@@ -25,8 +25,9 @@ import org.tlsbridge.internal.Results;
  *
  * <p>All native access happens under one lock, so a close racing with I/O
  * on another thread waits for it instead of freeing under it; the native
- * SSL is freed as soon as both directions are closed, or by a Cleaner if
- * the engine is dropped.
+ * SSL is freed as soon as both directions are closed (outbound alone for an
+ * integration that asked, {@link #freeWhenOutboundDone()}), or by a Cleaner
+ * if the engine is dropped.
  */
 public final class TlsBridgeEngine extends EngineSettings implements NativeOwner {
     private static final SSLEngineResult CLOSED_EMPTY =
@@ -53,6 +54,8 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
      * that finds the connection drained. Lock held.
      */
     private boolean idleIn;
+    /** See {@link #freeWhenOutboundDone()}. */
+    private volatile boolean freeWhenOutboundDone;
 
     /** Owns the native pointer; also the Cleaner's action, so it must not reference the engine. */
     private static final class Handle implements Runnable {
@@ -147,10 +150,24 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
         cleanable.clean();
     }
 
+    /**
+     * For an integration whose caller drops the engine as soon as its
+     * close_notify is out and never unwraps after closing outbound (Tomcat's
+     * secure channels close the socket right after that wrap): the SSL is
+     * then freed at once, on the caller's thread, where OpenSSL's memory is
+     * reused hot by the next connection, instead of after a GC by the Cleaner
+     * thread. From then on the engine reads nothing more: unwrap answers
+     * CLOSED and {@link #isInboundDone()} is true. Without this call a
+     * closed outbound leaves inbound readable, as SunJSSE's does.
+     */
+    public void freeWhenOutboundDone() {
+        freeWhenOutboundDone = true;
+    }
+
     /** After a CLOSED result: release native memory once both directions are done. */
     private void afterClosed(long p) {
         int st = Native.state(p);
-        if (Results.stateInboundDone(st) && Results.stateOutboundDone(st)) {
+        if ((Results.stateInboundDone(st) || freeWhenOutboundDone) && Results.stateOutboundDone(st)) {
             free();
         }
     }

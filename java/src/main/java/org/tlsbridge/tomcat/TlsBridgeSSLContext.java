@@ -21,6 +21,7 @@ import org.apache.tomcat.util.net.SSLContext;
 import org.tlsbridge.TlsBridgeProvider;
 import org.tlsbridge.context.ContextState;
 import org.tlsbridge.context.TlsBridgeContextSpi;
+import org.tlsbridge.engine.TlsBridgeEngine;
 import org.tlsbridge.internal.Native;
 import org.tlsbridge.internal.NativeConstants;
 
@@ -144,7 +145,14 @@ final class TlsBridgeSSLContext implements SSLContext {
 
     @Override
     public SSLEngine createSSLEngine() {
-        return context.createSSLEngine();
+        SSLEngine e = context.createSSLEngine();
+        if (e instanceof TlsBridgeEngine) {
+            // Tomcat's channels close the socket right after wrapping their
+            // close_notify and never unwrap again (they never call
+            // closeInbound either): free the SSL then rather than after a GC.
+            ((TlsBridgeEngine) e).freeWhenOutboundDone();
+        }
+        return e;
     }
 
     @Override
