@@ -81,6 +81,8 @@ static void sock_release(tb_sock *s) {
   s->fd = -1;
   free(s->in_buf);
   s->in_buf = NULL;
+  free(s->out_buf);
+  s->out_buf = NULL;
 }
 
 void tb_sock_free(tb_sock *s) {

@@ -66,6 +66,10 @@ typedef struct tb_sock {
   uint8_t *in_buf;
   size_t in_off, in_len;
   int in_err;               /* errno of a failed fill, for the BIO to report (mu) */
+  /* A TLS 1.3 server's tickets, held to go out with the next record or
+   * before the next wait (socket_bio.c); out_off of out_len already sent (mu). */
+  uint8_t *out_buf;
+  size_t out_off, out_len;
   int filling;              /* a thread is blocked in recv() into in_buf (mu) */
   int64_t rcvtimeo_ms;      /* SO_RCVTIMEO now on the descriptor (the filler's) */
   tb_engine *e;             /* NULL until TLS is attached (never for a listener) */
@@ -105,6 +109,8 @@ BIO *tb_sock_bio(tb_sock *s); /* NULL: out of memory */
  * or an error is there for the BIO to report: 1; 0 timed out; -1 closed,
  * or the timeout could not be set (err set). Mutex not held. */
 int tb_sock_fill(tb_sock *s, int64_t timeout_ms, tb_error *err);
+/* Sends held bytes, as far as the kernel takes them now. Mutex held. */
+void tb_sock_flush_held(tb_sock *s);
 
 /* socket_net.c: bind, listen, accept, connect, options, addresses */
 int tb_sock_bind(tb_sock *s, const tb_addr *a, int reuse, tb_error *err);

@@ -18,8 +18,12 @@
  * one blocking recv() (tb_sock_fill), room to write in a poll(). The timeout
  * (0: none) applies to each wait, as SO_TIMEOUT does. */
 static int await_peer(tb_sock *s, int what, int64_t timeout_ms, tb_error *err) {
-  return what == TB_WAIT_READ ? tb_sock_fill(s, timeout_ms, err)
-                              : tb_sock_wait(s, what, tb_deadline(timeout_ms), err);
+  if (what == TB_WAIT_READ)
+    return tb_sock_fill(s, timeout_ms, err);
+  pthread_mutex_lock(&s->mu);
+  tb_sock_flush_held(s);
+  pthread_mutex_unlock(&s->mu);
+  return tb_sock_wait(s, what, tb_deadline(timeout_ms), err);
 }
 
 int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
@@ -46,6 +50,9 @@ int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
    * a body: one syscall less per record. Safe with our loops, which always
    * ask OpenSSL before waiting for input. */
   SSL_set_read_ahead(e->ssl, 1);
+  /* A server's first read is the fill's: the ClientHello in one recv(),
+   * not a 5-byte header read that usually finds nothing yet (EAGAIN). */
+  s->rd_drained = !client;
   s->e = e;
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 
 
 static SSL_CTX *ctx;
@@ -38,7 +39,7 @@ static int handshake(tb_sock *s, tb_keymat *k) {
 
 static uint64_t ms_since(uint64_t t0) { return (tb_now_ns() - t0) / 1000000u; }
 
-static tb_sock *connect_client(void) {
+static tb_sock *connect_client(int cork) {
   tb_error err;
   tb_addr a;
   tb_sock *c = tb_sock_new(AF_INET, &err);
@@ -48,21 +49,44 @@ static tb_sock *connect_client(void) {
   inet_pton(AF_INET, "127.0.0.1", a.bytes);
   CHECK(c != NULL);
   CHECK(tb_sock_connect(c, &a, 2000, &err) == 0);
+  CHECK(!cork || setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &cork, sizeof cork) == 0);
   CHECK(tb_sock_attach(c, ctx, 1, &err) == 0);
   CHECK(handshake(c, NULL) == 0);
   return c;
 }
 
+/* arg non-NULL: the client corks its socket, so its Finished and "hello"
+ * reach the server in one segment. */
 static void *client_main(void *arg) {
   tb_error err;
   char buf[16] = {0};
-  tb_sock *c = connect_client();
-  (void)arg;
+  tb_sock *c = connect_client(arg != NULL);
   CHECK(wr(c, "hello", 5, &err) == 5);
+  if (arg) {
+    int off = 0;
+    CHECK(setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off) == 0);
+  }
   CHECK(rd(c, buf, 5, 5000, &err) == 5);
   CHECK(memcmp(buf, "world", 5) == 0);
+  /* the server's TLS 1.3 tickets came before its reply */
+  CHECK(SSL_SESSION_has_ticket(SSL_get0_session(c->e->ssl)));
   /* the server closes with close_notify: end of stream */
   CHECK(rd(c, buf, sizeof buf, 5000, &err) == TB_SOCK_EOF);
+  tb_sock_free(c);
+  return NULL;
+}
+
+/* Waits for the server's tickets before it writes anything: the server,
+ * blocked reading, must have sent the tickets it held before it waited. */
+static void *ticket_waiting_client(void *arg) {
+  tb_error err;
+  char buf[8];
+  tb_sock *c = connect_client(0);
+  (void)arg;
+  CHECK(rd(c, buf, 1, 300, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
+  CHECK(SSL_SESSION_has_ticket(SSL_get0_session(c->e->ssl)));
+  CHECK(wr(c, "hello", 5, &err) == 5);
+  CHECK(rd(c, buf, 3, 5000, &err) == 3 && memcmp(buf, "bye", 3) == 0);
   tb_sock_free(c);
   return NULL;
 }
@@ -77,7 +101,7 @@ static void *two_records_client(void *arg) {
   char *data;
   long n;
   BIO *mem = BIO_new(BIO_s_mem()), *sock;
-  tb_sock *c = connect_client();
+  tb_sock *c = connect_client(0);
   size_t w1 = 0, w2 = 0;
   (void)arg;
   sock = SSL_get_wbio(c->e->ssl);
@@ -96,7 +120,7 @@ static void *two_records_client(void *arg) {
 static void *late_client(void *arg) {
   tb_error err;
   char buf[4];
-  tb_sock *c = connect_client();
+  tb_sock *c = connect_client(0);
   (void)arg;
   usleep(400000);
   CHECK(wr(c, "late", 4, &err) == 4);
@@ -161,7 +185,7 @@ int main(void) {
   CHECK(tb_sock_accept(l, 150, &err) == NULL && err.kind == TB_ERR_TIMEOUT);
   CHECK(ms_since(t0) >= 149 && ms_since(t0) < 300);
 
-  pthread_create(&client, NULL, client_main, NULL);
+  pthread_create(&client, NULL, client_main, "cork");
   s = tb_sock_accept(l, 5000, &err);
   CHECK(s != NULL);
   /* both names come from accept4 and the listener, and match the kernel's */
@@ -169,11 +193,17 @@ int main(void) {
   names_match_kernel(s);
   CHECK(tb_sock_attach(s, ctx, 0, &err) == 0);
   CHECK(handshake(s, key) == 0);
+  /* the TLS 1.3 tickets are held; the client's "hello" came with its
+   * Finished, so the read returns it without sending them ... */
+  CHECK(s->out_len > 0 && s->out_off == 0);
   CHECK(rd(s, buf, 5, 5000, &err) == 5);
   CHECK(memcmp(buf, "hello", 5) == 0);
+  CHECK(s->out_len > 0);
+  /* ... and before the server waits for the peer they go */
   t0 = tb_now_ns();
   CHECK(rd(s, buf, 5, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
   CHECK(ms_since(t0) >= 99 && ms_since(t0) < 200);
+  CHECK(s->out_len == 0);
   CHECK(wr(s, "world", 5, &err) == 5);
   CHECK(s->e->stats.app_in == 5 && s->e->stats.app_out == 5 && s->e->stats.bytes_out > 0);
   tb_sock_close_notify(s);
@@ -197,6 +227,16 @@ int main(void) {
   CHECK(rd(s, buf, sizeof buf, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
   CHECK(ms_since(t0) >= 99 && ms_since(t0) < 1000);
   CHECK(wr(s, "done", 4, &err) == 4);
+  pthread_join(client, NULL);
+  tb_sock_free(s);
+
+  /* a client that waits for the tickets before it writes gets them while
+   * the server waits for its request */
+  pthread_create(&client, NULL, ticket_waiting_client, NULL);
+  s = tb_sock_accept(l, 5000, &err);
+  CHECK(s && tb_sock_attach(s, ctx, 0, &err) == 0 && handshake(s, key) == 0);
+  CHECK(rd(s, buf, 5, 5000, &err) == 5 && memcmp(buf, "hello", 5) == 0);
+  CHECK(wr(s, "bye", 3, &err) == 3);
   pthread_join(client, NULL);
   tb_sock_free(s);
 
