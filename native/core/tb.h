@@ -13,10 +13,15 @@
 
 #define TB_API __attribute__((visibility("default")))
 
-/* Largest TLS record: 2^14 plaintext + the 2048 bytes of expansion TLS 1.2
- * allows (TLS 1.3 allows 256) + the 5-byte header. */
+/* Largest TLS record OpenSSL accepts with compression off (the contexts set
+ * SSL_OP_NO_COMPRESSION): 2^14 plaintext + 320 (SSL3_RT_MAX_ENCRYPTED_OVERHEAD:
+ * a CBC suite's IV, 48-byte MAC and 256 bytes of padding; TLS 1.3 allows
+ * 256) + the 5-byte header. TLS 1.2's 2048 bytes of expansion are only
+ * reachable with compression. 16709 is also SunJSSE's getPacketBufferSize,
+ * and fits the network buffers Tomcat allocates (16921), which a larger
+ * answer makes it replace on every connection. */
 #define TB_MAX_PLAINTEXT 16384
-#define TB_MAX_RECORD_BODY (TB_MAX_PLAINTEXT + 2048)
+#define TB_MAX_RECORD_BODY (TB_MAX_PLAINTEXT + 320)
 #define TB_RECORD_HEADER 5
 #define TB_MAX_RECORD (TB_RECORD_HEADER + TB_MAX_RECORD_BODY)
 /* Largest certificate chain accepted from a peer, in bytes. */

@@ -326,8 +326,11 @@ public final class Handshaker {
      * another host's EC certificate ahead of this host's RSA one.
      */
     private List<String> preferNamed(X509ExtendedKeyManager km, List<String> aliases) {
+        if (aliases.size() < 2) {
+            return aliases; // before the names: a single certificate needs no SNIHostName (IDN) per handshake
+        }
         List<javax.net.ssl.SNIServerName> names = session.getRequestedServerNames();
-        if (aliases.size() < 2 || names.isEmpty() || !(names.get(0) instanceof javax.net.ssl.SNIHostName)) {
+        if (names.isEmpty() || !(names.get(0) instanceof javax.net.ssl.SNIHostName)) {
             return aliases;
         }
         String host = ((javax.net.ssl.SNIHostName) names.get(0)).getAsciiName();

@@ -22,7 +22,7 @@ import org.tlsbridge.internal.NativeConstants;
  * the engine and its native state.
  */
 public final class TlsBridgeSession extends ExtendedSSLSession {
-    /** Big enough for any record a conformant peer may send (2^14 + 2048 + 5). */
+    /** Any record OpenSSL accepts without compression (2^14 + 320 + 5, as SunJSSE's; tb.h). */
     public static final int PACKET_BUFFER_SIZE = NativeConstants.TB_MAX_RECORD;
     public static final int APPLICATION_BUFFER_SIZE = NativeConstants.TB_MAX_PLAINTEXT;
 

@@ -78,7 +78,7 @@ public final class NativeConstants {
 
     // the largest plaintext and record the engine handles (tb.h): JSSE's buffer sizes
     public static final int TB_MAX_PLAINTEXT = 16384;
-    public static final int TB_MAX_RECORD = 16384 + 2048 + 5;
+    public static final int TB_MAX_RECORD = 16384 + 320 + 5;
 
     // socket option ids (native/core/socket.h)
     public static final int TB_SO_REUSEADDR = 1;

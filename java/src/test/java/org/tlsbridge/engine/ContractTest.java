@@ -77,6 +77,28 @@ class ContractTest {
         assertFalse(exact.hasRemaining());
     }
 
+    /**
+     * getPacketBufferSize holds every record OpenSSL accepts (2^14 + 320
+     * bytes of body without compression) and is no larger than SunJSSE's:
+     * Tomcat's secure channels allocate 16921-byte network buffers and
+     * replace both with new ones on every connection whose engine asks for
+     * more.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"TLSv1.2", "TLSv1.3"})
+    void packetBufferSizeIsSunJssesAtMost(String protocol) throws Exception {
+        EnginePair p = pair(protocol);
+        SSLContext jdk = SSLContext.getInstance("TLS", "SunJSSE");
+        jdk.init(null, null, null);
+        int sun = jdk.createSSLEngine().getSession().getPacketBufferSize();
+        for (SSLEngine e : new SSLEngine[] {p.client, p.server}) {
+            int n = e.getSession().getPacketBufferSize();
+            assertTrue(n >= 5 + 16384 + 320, protocol + ": " + n);
+            assertTrue(n <= sun, protocol + ": " + n + " > SunJSSE's " + sun);
+            assertTrue(n <= 16921, protocol + ": " + n + " > Tomcat's network buffers");
+        }
+    }
+
     @Test
     void underflowConsumesNothingAndPartialRecordsAcrossCalls() throws Exception {
         EnginePair p = pair("TLSv1.3");

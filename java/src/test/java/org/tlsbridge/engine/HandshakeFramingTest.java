@@ -42,7 +42,7 @@ class HandshakeFramingTest {
             assertTrue(type >= 20 && type <= 23, what + ": content type " + type);
             assertEquals(3, b[pos + 1], what + ": record version major");
             int len = ((b[pos + 3] & 0xff) << 8) | (b[pos + 4] & 0xff);
-            assertTrue(len <= 16384 + 2048, what + ": record length " + len);
+            assertTrue(len <= 16384 + 320, what + ": record length " + len);
             assertTrue(pos + 5 + len <= b.length,
                     what + ": record of " + (5 + len) + " bytes cut at " + (b.length - pos));
             out.add(java.util.Arrays.copyOfRange(b, pos, pos + 5 + len));

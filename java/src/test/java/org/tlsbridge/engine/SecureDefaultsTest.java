@@ -355,9 +355,10 @@ class SecureDefaultsTest {
     }
 
     /**
-     * Past the engine's framing bound (2^14+2048), and past OpenSSL's own
-     * tighter ones once a record is whole: 2^14+320 bytes of body in TLS 1.2
-     * (its read buffer with compression off), 2^14+256 in TLS 1.3 (RFC 8446).
+     * Past TLS 1.2's bound with compression (2^14+2048), and past OpenSSL's
+     * own bounds without it, which the engine's framing also applies:
+     * 2^14+320 bytes of body in TLS 1.2 (its read buffer with compression
+     * off), 2^14+256 in TLS 1.3 (RFC 8446).
      */
     @ParameterizedTest
     @CsvSource({"TLSv1.2,18433", "TLSv1.3,18433", "TLSv1.2,16705", "TLSv1.3,16641"})
