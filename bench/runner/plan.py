@@ -141,8 +141,7 @@ def _load(mode, seconds):
 def warm_cap(opts, mode):
     """Seconds of load a JVM cell's warm-up may take: handshake cells have
     their own cap (--warmup-handshake)."""
-    hs = getattr(opts, "warmup_handshake", None)
-    return hs if hs is not None and mode in ("newconn", "resumed") else opts.warmup
+    return opts.warmup_handshake if mode in ("newconn", "resumed") else opts.warmup
 
 
 def warm_windows(opts, mode="keepalive"):
