@@ -108,8 +108,10 @@ def build(opts):
 # up: a server start, a group's stop, a load run's set-up and verification
 # (wrk / siege), the probe's attach and calibration, a profile's perf
 # start, jcmd and perf script.
-COST = {"start": 1.5, "stop": 2.0, "wrk": 0.2, "siege": 0.5, "probe": 0.6, "profile": 2.0,
+COST = {"start": 1.5, "stop": 2.0, "wrk": 0.1, "siege": 0.1, "probe": 0.6, "profile": 2.0,
         "jmh_full": 250.0, "jmh_quick": 25.0, "jmh_profile": 12.0, "icount": 15.0, "syscalls": 100.0}
+# measured per JVM cell in the full run of 2026-12-04 19:57 (warm_windows)
+WARM_WINDOWS = {"keepalive": 25, "newconn": 34, "resumed": 15}
 # profiles a full run takes at most (its --profile-max): the four always
 # taken plus the cells of the missed targets, item 1's first
 FULL_PROFILES = 20
@@ -146,12 +148,12 @@ def warm_cap(opts, mode):
 
 def warm_windows(opts, mode="keepalive"):
     """Warm-up windows a JVM cell is expected to take: --quick stops at three
-    (its cap). Since a window counts only with the JIT quiet (jitwarm), the
-    JVM cells of the narrowed paired run of 2026-12-04 converged after 26 to
-    40 windows where the full run of 2026-12-03 (JIT not watched) took a
-    median of 18: 32 until a full run recalibrates it."""
+    (its cap). The means per cell of the full run of 2026-12-04 19:57 (JIT
+    watched, 120 s handshake cap): 24.6 keep-alive (61 cells; a server's
+    first cell ~36, its 64 KiB and 1 MiB cells ~5), 34.0 new-connection (30),
+    14.8 resumed (10)."""
     cap = max(3, int(round(warm_cap(opts, mode) / opts.warmup_window)))
-    return min(cap, 3 if opts.quick else 32)
+    return min(cap, 3 if opts.quick else WARM_WINDOWS[mode])
 
 
 def estimate_seconds(groups, variants, opts, parts=None):
