@@ -33,6 +33,10 @@ tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err) {
     return NULL;
   }
   SSL_set_bio(e->ssl, bio, bio);
+  /* Each record is offered whole (wrap and unwrap bound the input window to
+   * one record), so OpenSSL may take it in one BIO read instead of a header
+   * read and a body read. */
+  SSL_set_read_ahead(e->ssl, 1);
   e->verify_result = -1;
   e->alpn_choice_len = -1;
   if (client) {
@@ -416,8 +420,9 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
 
 static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
                       tb_result *r) {
-  /* Plaintext OpenSSL kept from an earlier record comes out first. */
-  while (SSL_pending(e->ssl) > 0 && r->produced < dstcap) {
+  /* Plaintext OpenSSL kept from an earlier record comes out first; only
+   * the unwrap that filled its destination can have left any (KEPT). */
+  while ((e->flags & TB_F_KEPT) && SSL_pending(e->ssl) > 0 && r->produced < dstcap) {
     int n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
     if (n <= 0)
       break;
