@@ -229,4 +229,106 @@ class HandshakeFramingTest {
         assertEquals(22, out.get(0), "a handshake record");
         assertEquals(HandshakeStatus.NEED_UNWRAP, e.getHandshakeStatus(), name);
     }
+
+    /**
+     * A TLS 1.3 server reports FINISHED from the unwrap that reads the
+     * client's Finished, with its NewSessionTickets still queued (NEED_WRAP
+     * afterwards): Tomcat then serves the request at once instead of
+     * wrapping the tickets alone and waiting for OP_WRITE. The tickets leave
+     * ahead of the first response, and the client can resume with them.
+     */
+    @ParameterizedTest(name = "client {0}")
+    @CsvSource({"TLSBridge", "SunJSSE"})
+    void tls13ServerFinishesBeforeItsTickets(String clientName) throws Exception {
+        SSLContext serverCtx = Contexts.server(Contexts.TLSBRIDGE, "ec");
+        SSLContext clientCtx = Contexts.client(provider(clientName));
+        assertTrue(!ticketConnection(clientCtx, serverCtx), "first connection: full handshake");
+        assertTrue(ticketConnection(clientCtx, serverCtx), "second connection resumes with a ticket");
+    }
+
+    /** One connection as Tomcat drives its server side; true if the server resumed. */
+    private static boolean ticketConnection(SSLContext clientCtx, SSLContext serverCtx) throws Exception {
+        SSLEngine client = clientCtx.createSSLEngine("localhost", 443);
+        client.setUseClientMode(true);
+        client.setEnabledProtocols(new String[] {"TLSv1.3"});
+        SSLEngine server = serverCtx.createSSLEngine();
+        server.setUseClientMode(false);
+        ByteBuffer c2s = ByteBuffer.allocate(1 << 17);
+        ByteBuffer s2c = ByteBuffer.allocate(1 << 17);
+        ByteBuffer app = ByteBuffer.allocate(1 << 16);
+        client.beginHandshake();
+        server.beginHandshake();
+        // until the client has sent its Finished; the server stops short of reading it
+        for (int i = 0; i < 50 && client.getHandshakeStatus() != HandshakeStatus.NOT_HANDSHAKING; i++) {
+            step(client, s2c, c2s, app);
+            if (server.getHandshakeStatus() != HandshakeStatus.NEED_UNWRAP || !finishedPending(client, c2s)) {
+                step(server, c2s, s2c, app);
+            }
+        }
+        assertEquals(HandshakeStatus.NOT_HANDSHAKING, client.getHandshakeStatus());
+        SSLEngineResult r = client.wrap(ByteBuffer.wrap(new byte[] {'G', 'E', 'T'}), c2s);
+        assertEquals(Status.OK, r.getStatus());
+        c2s.flip();
+        app.clear();
+        r = server.unwrap(c2s, app);
+        while (r.getHandshakeStatus() == HandshakeStatus.NEED_UNWRAP && r.getStatus() == Status.OK) {
+            r = server.unwrap(c2s, app); // a middlebox-compatibility change_cipher_spec first
+        }
+        assertEquals(Status.OK, r.getStatus());
+        assertEquals(HandshakeStatus.FINISHED, r.getHandshakeStatus(), "the unwrap of the client's Finished");
+        assertEquals(0, r.bytesProduced());
+        assertTrue(c2s.hasRemaining(), "the request stays for the next unwrap");
+        assertEquals(HandshakeStatus.NEED_WRAP, server.getHandshakeStatus(), "the tickets are queued");
+        r = server.unwrap(c2s, app);
+        assertEquals(3, r.bytesProduced());
+        // the response's wrap carries the tickets ahead of it
+        s2c.clear();
+        r = server.wrap(ByteBuffer.wrap(new byte[] {'O', 'K'}), s2c);
+        assertEquals(Status.OK, r.getStatus());
+        assertEquals(2, r.bytesConsumed());
+        assertEquals(HandshakeStatus.NOT_HANDSHAKING, r.getHandshakeStatus());
+        assertEquals(HandshakeStatus.NOT_HANDSHAKING, server.getHandshakeStatus());
+        byte[] out = new byte[s2c.position()];
+        s2c.flip().get(out);
+        assertTrue(records(out, "tickets and response").size() >= 2, "tickets and response in one wrap");
+        s2c.flip();
+        app.clear();
+        while (s2c.hasRemaining()) {
+            r = client.unwrap(s2c, app);
+            assertEquals(Status.OK, r.getStatus());
+            runTasks(client);
+        }
+        assertEquals(2, app.position(), "the response after the tickets");
+        return org.tlsbridge.TlsBridgeProvider.isResumed(server.getSession());
+    }
+
+    /** The client's last flight is in c2s and nothing is left for the client to do. */
+    private static boolean finishedPending(SSLEngine client, ByteBuffer c2s) {
+        return client.getHandshakeStatus() == HandshakeStatus.NOT_HANDSHAKING && c2s.position() > 0;
+    }
+
+    /** One turn of an engine: its tasks, a wrap, or unwraps of what is there. */
+    private static void step(SSLEngine e, ByteBuffer in, ByteBuffer out, ByteBuffer app) throws SSLException {
+        HandshakeStatus hs = e.getHandshakeStatus();
+        if (hs == HandshakeStatus.NEED_TASK) {
+            runTasks(e);
+        } else if (hs == HandshakeStatus.NEED_WRAP) {
+            e.wrap(EMPTY, out);
+        } else if (hs == HandshakeStatus.NEED_UNWRAP && in.position() > 0) {
+            in.flip();
+            try {
+                SSLEngineResult r;
+                do {
+                    app.clear();
+                    r = e.unwrap(in, app);
+                    if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+                        runTasks(e);
+                    }
+                } while (r.getStatus() == Status.OK && in.hasRemaining()
+                        && e.getHandshakeStatus() == HandshakeStatus.NEED_UNWRAP);
+            } finally {
+                in.compact();
+            }
+        }
+    }
 }

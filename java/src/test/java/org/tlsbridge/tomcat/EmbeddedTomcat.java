@@ -65,7 +65,12 @@ final class EmbeddedTomcat implements AutoCloseable {
 
     /** An HTTPS NIO connector on 127.0.0.1:0; implementation null keeps Tomcat's default (JSSE). */
     Connector https(String implementation, SSLHostConfig... hosts) {
-        Connector c = new Connector("org.apache.coyote.http11.Http11NioProtocol");
+        return https("org.apache.coyote.http11.Http11NioProtocol", implementation, hosts);
+    }
+
+    /** The same with another protocol handler (NIO2's). */
+    Connector https(String protocolHandler, String implementation, SSLHostConfig... hosts) {
+        Connector c = new Connector(protocolHandler);
         c.setPort(0);
         c.setProperty("address", "127.0.0.1");
         c.setScheme("https");
