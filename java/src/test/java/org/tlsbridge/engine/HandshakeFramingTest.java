@@ -314,21 +314,8 @@ class HandshakeFramingTest {
             runTasks(e);
         } else if (hs == HandshakeStatus.NEED_WRAP) {
             e.wrap(EMPTY, out);
-        } else if (hs == HandshakeStatus.NEED_UNWRAP && in.position() > 0) {
-            in.flip();
-            try {
-                SSLEngineResult r;
-                do {
-                    app.clear();
-                    r = e.unwrap(in, app);
-                    if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
-                        runTasks(e);
-                    }
-                } while (r.getStatus() == Status.OK && in.hasRemaining()
-                        && e.getHandshakeStatus() == HandshakeStatus.NEED_UNWRAP);
-            } finally {
-                in.compact();
-            }
+        } else if (hs == HandshakeStatus.NEED_UNWRAP) {
+            unwrapAll(e, in, app);
         }
     }
 }
