@@ -183,6 +183,17 @@ int tb_hs_step(tb_engine *e) {
   }
 }
 
+/* A TLS 1.3 server's handshake ends when the client's Finished is read;
+ * what OpenSSL queued with it is the NewSessionTickets, post-handshake
+ * messages. FINISHED is reported first and NEED_WRAP after: a caller that
+ * goes to the application on FINISHED (Tomcat's SecureNioChannel) serves
+ * the request at once, and the tickets leave ahead of the first response
+ * (wrap drains the queue first), instead of costing Tomcat a wrap, a
+ * poller round trip for OP_WRITE and a socket write of their own. */
+static int finished_before_tickets(tb_engine *e, uint32_t f) {
+  return (f & TB_F_FIN_PENDING) && !(f & (TB_F_CLIENT | TB_F_PHA)) && SSL_version(e->ssl) >= TLS1_3_VERSION;
+}
+
 int tb_engine_hs_status(tb_engine *e, int consume_finished) {
   uint32_t f = e->flags;
   int queued = e->io.spill_len > 0;
@@ -202,15 +213,7 @@ int tb_engine_hs_status(tb_engine *e, int consume_finished) {
       return TB_HS_NEED_WRAP;
     return TB_HS_NEED_UNWRAP;
   }
-  /* A TLS 1.3 server's handshake ends when the client's Finished is read;
-   * what OpenSSL queued with it is the NewSessionTickets, post-handshake
-   * messages. FINISHED is reported first and NEED_WRAP after: a caller that
-   * goes to the application on FINISHED (Tomcat's SecureNioChannel) serves
-   * the request at once, and the tickets leave ahead of the first response
-   * (wrap drains the queue first), instead of costing Tomcat a wrap, a
-   * poller round trip for OP_WRITE and a socket write of their own. */
-  if (queued && !((f & TB_F_FIN_PENDING) && !(f & (TB_F_CLIENT | TB_F_PHA)) &&
-                  SSL_version(e->ssl) >= TLS1_3_VERSION))
+  if (queued && !finished_before_tickets(e, f))
     return TB_HS_NEED_WRAP;
   if (f & TB_F_PHA)
     return TB_HS_NEED_UNWRAP;
