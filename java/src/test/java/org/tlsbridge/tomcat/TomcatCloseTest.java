@@ -14,7 +14,7 @@ import javax.net.ssl.SSLSocket;
 import org.apache.catalina.connector.Connector;
 import org.apache.tomcat.util.net.SSLHostConfig;
 import org.apache.tomcat.util.net.SSLHostConfigCertificate.Type;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -36,6 +36,7 @@ import org.tlsbridge.test.LiveCounts;
 class TomcatCloseTest {
     private static final int CONNECTIONS = 20;
 
+    @AutoClose
     private EmbeddedTomcat tc;
     private int port;
     private final SSLContext client = Contexts.client(Contexts.sun());
@@ -49,13 +50,6 @@ class TomcatCloseTest {
         Connector c = tc.https(EmbeddedTomcat.IMPL, h);
         tc.start();
         port = c.getLocalPort();
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        if (tc != null) {
-            tc.close();
-        }
     }
 
     private static long collections() {

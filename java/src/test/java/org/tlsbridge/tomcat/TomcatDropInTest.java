@@ -14,6 +14,7 @@ import org.apache.catalina.connector.Connector;
 import org.apache.tomcat.util.net.SSLHostConfig;
 import org.apache.tomcat.util.net.SSLHostConfigCertificate.Type;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -29,6 +30,7 @@ import org.tlsbridge.test.Processes;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TomcatDropInTest {
     private TomcatPki pki;
+    @AutoClose
     private EmbeddedTomcat tc;
     private Connector connector;
     private int port;
@@ -50,14 +52,8 @@ class TomcatDropInTest {
     }
 
     @AfterAll
-    void stop() throws Exception {
-        try {
-            if (tc != null) {
-                tc.close();
-            }
-        } finally {
-            Security.removeProvider(TlsBridgeProvider.NAME);
-        }
+    void removeProvider() {
+        Security.removeProvider(TlsBridgeProvider.NAME);
     }
 
     @Test

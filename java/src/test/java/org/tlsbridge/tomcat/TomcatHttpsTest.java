@@ -21,6 +21,7 @@ import org.apache.tomcat.util.net.SSLHostConfig;
 import org.apache.tomcat.util.net.SSLHostConfigCertificate.Type;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -53,6 +54,7 @@ class TomcatHttpsTest {
     private static final int BIG = 100 << 20;
 
     private TomcatPki pki;
+    @AutoClose
     private EmbeddedTomcat tc;
     private int main;
     private int direct;
@@ -133,10 +135,7 @@ class TomcatHttpsTest {
     }
 
     @AfterAll
-    void stop() throws Exception {
-        if (tc != null) {
-            tc.close();
-        }
+    void deleteBig() throws Exception {
         if (big != null) {
             Files.deleteIfExists(big);
         }

@@ -7,7 +7,7 @@ import java.util.List;
 import org.apache.catalina.connector.Connector;
 import org.apache.tomcat.util.net.SSLHostConfig;
 import org.apache.tomcat.util.net.SSLHostConfigCertificate.Type;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,6 +25,7 @@ import org.tlsbridge.test.Processes;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TomcatNio2Test {
+    @AutoClose
     private EmbeddedTomcat tc;
     private TomcatPki pki;
     private int port;
@@ -39,13 +40,6 @@ class TomcatNio2Test {
         Connector c = tc.https("org.apache.coyote.http11.Http11Nio2Protocol", EmbeddedTomcat.IMPL, h);
         tc.start();
         port = c.getLocalPort();
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        if (tc != null) {
-            tc.close();
-        }
     }
 
     @ParameterizedTest(name = "TLS {0}")

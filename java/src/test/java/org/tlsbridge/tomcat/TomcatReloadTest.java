@@ -30,13 +30,14 @@ import org.apache.catalina.connector.Connector;
 import org.apache.coyote.AbstractProtocol;
 import org.apache.tomcat.util.net.SSLHostConfig;
 import org.apache.tomcat.util.net.SSLHostConfigCertificate.Type;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
 import org.tlsbridge.internal.Diagnostics;
 import org.tlsbridge.internal.NativeObjects;
 import org.tlsbridge.test.Contexts;
@@ -61,8 +62,11 @@ class TomcatReloadTest {
     private static final int CHANNELS = 8;
 
     private TomcatPki pki;
+    @AutoClose
     private EmbeddedTomcat tc;
-    private Path dir;
+    // static: JUnit fills an instance @TempDir field before each test, after @BeforeAll has needed it
+    @TempDir
+    private static Path dir;
     private Connector pem;
     private Connector store;
     private final SSLContext client = Contexts.client(Contexts.sun());
@@ -70,7 +74,6 @@ class TomcatReloadTest {
     @BeforeAll
     void start() throws Exception {
         pki = TomcatPki.get();
-        dir = Files.createTempDirectory("tlsbridge-reload");
         usePem("rsa");
         useStore("rsa");
         tc = new EmbeddedTomcat(null);
@@ -82,13 +85,6 @@ class TomcatReloadTest {
         EmbeddedTomcat.keystore(s, Type.UNDEFINED, dir.resolve("live.p12").toString(), "PKCS12");
         store = tc.https(EmbeddedTomcat.IMPL, s);
         tc.start();
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        if (tc != null) {
-            tc.close();
-        }
     }
 
     /** The files a renewal replaces, written as certbot's deploy step would: new file, then rename. */
