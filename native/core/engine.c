@@ -339,12 +339,12 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
         return finish(e, r, TB_OVERFLOW);
       break;
     }
-    tb_err_reset();
+    tb_err_reset_record();
     t0 = tb_io_clock();
     n = SSL_write(e->ssl, src + r->consumed, (int)chunk);
     tb_io_clock_add(&e->stats.ns_write, t0);
     if (n <= 0) {
-      int se = SSL_get_error(e->ssl, n);
+      int se = tb_ssl_error(e->ssl, n);
       if (se == SSL_ERROR_WANT_READ || se == SSL_ERROR_WANT_WRITE)
         break;
       fail(e, TB_ERR_SSL, "SSL_write failed");
@@ -459,7 +459,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
     e->io.in = src + r->consumed;
     e->io.in_len = rec;
     e->io.in_pos = 0;
-    tb_err_reset();
+    tb_err_reset_record();
     t0 = tb_io_clock();
     n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
     /* Without SSL_MODE_AUTO_RETRY, an SSL_read that only finishes earlier
@@ -468,7 +468,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
      * nothing consumed stalls a caller whose input holds the next
      * KeyUpdate: it waits for bytes the peer already sent. */
     for (retry = 0; n <= 0 && retry < 2 && e->io.in_pos == 0 && e->io.spill_len == 0 &&
-                    SSL_get_error(e->ssl, n) == SSL_ERROR_WANT_READ; retry++)
+                    tb_ssl_error(e->ssl, n) == SSL_ERROR_WANT_READ; retry++)
       n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
     tb_io_clock_add(&e->stats.ns_read, t0);
     r->consumed += e->io.in_pos;
@@ -478,7 +478,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
       r->produced += (size_t)n;
       e->stats.app_in += (size_t)n;
     } else {
-      int se = SSL_get_error(e->ssl, n);
+      int se = tb_ssl_error(e->ssl, n);
       if (se == SSL_ERROR_ZERO_RETURN) {
         e->flags |= TB_F_PEER_CLOSED | TB_F_IN_DONE;
         tb_queue_close_notify(e);
