@@ -112,3 +112,37 @@ int tb_pair_handshake(tb_pair *p) {
   }
   return -1;
 }
+
+/* Moves everything `from` has to say (and n bytes of msg) to `to` the way a
+ * JSSE caller does: unwrap, and wrap whenever unwrap says NEED_WRAP (the
+ * KeyUpdate answers, delivered back at the end). Returns the plaintext
+ * bytes `to` got. */
+size_t tb_exchange(tb_engine *from, tb_engine *to, const uint8_t *msg, size_t n, uint8_t *got, size_t cap) {
+  static uint8_t wire[1 << 18], answer[1 << 16], sink[256];
+  tb_result r;
+  size_t wlen = 0, off = 0, glen = 0, alen = 0;
+  int i;
+  for (i = 0; i < 16; i++) {
+    CHECK(tb_engine_wrap(from, msg, n, wire + wlen, sizeof wire - wlen, &r) == 0);
+    wlen += r.produced;
+    msg += r.consumed;
+    n -= r.consumed;
+    if (r.produced == 0 && n == 0)
+      break;
+  }
+  for (i = 0; i < 64 && off < wlen; i++) {
+    CHECK(tb_engine_unwrap(to, wire + off, wlen - off, got + glen, cap - glen, &r) == 0);
+    CHECK(r.status == TB_OK);
+    CHECK(r.consumed > 0 || r.produced > 0 || r.hs == TB_HS_NEED_WRAP); /* no stall */
+    off += r.consumed;
+    glen += r.produced;
+    while (r.hs == TB_HS_NEED_WRAP && tb_engine_wrap(to, NULL, 0, answer + alen, sizeof answer - alen, &r) == 0)
+      alen += r.produced;
+  }
+  CHECK(off == wlen);
+  if (alen > 0) {
+    CHECK(tb_engine_unwrap(from, answer, alen, sink, sizeof sink, &r) == 0);
+    CHECK(r.consumed == alen && r.produced == 0);
+  }
+  return glen;
+}
