@@ -129,8 +129,21 @@ static void give_session_id(tb_engine *e) {
     SSL_SESSION_set1_id(s, id, sizeof id);
 }
 
-/* One handshake step: 1 finished, 0 needs I/O, 2 needs a task, -1 failed. */
+static int hs_step(tb_engine *e);
+
+/* One handshake step: 1 finished, 0 needs I/O, 2 needs a task, -1 failed.
+ * A step that goes on leaves nothing on OpenSSL's error queue, whatever a
+ * callback or a failure OpenSSL tolerated pushed: the bundled flavour's
+ * record path, on this engine or another of the thread's, does not look
+ * (tb_err_reset_record). A failed step drained it into its message. */
 int tb_hs_step(tb_engine *e) {
+  int rc = hs_step(e);
+  if (rc >= 0)
+    tb_err_reset();
+  return rc;
+}
+
+static int hs_step(tb_engine *e) {
   int rc, ssl_err;
   /* Handshake CPU time is summed only while a tracer listens for connection
    * totals, as the record path's is: a handshake takes several steps, each
