@@ -132,14 +132,17 @@ static void give_session_id(tb_engine *e) {
 static int hs_step(tb_engine *e);
 
 /* One handshake step: 1 finished, 0 needs I/O, 2 needs a task, -1 failed.
- * A step that goes on leaves nothing on OpenSSL's error queue, whatever a
- * callback or a failure OpenSSL tolerated pushed: the bundled flavour's
- * record path, on this engine or another of the thread's, does not look
- * (tb_err_reset_record). A failed step drained it into its message. */
+ * With a private libcrypto the queue is emptied after a step that goes on
+ * instead of before each: whatever a callback or a failure OpenSSL tolerated
+ * pushed must not stay for the record path, on this engine or another of
+ * the thread's, which does not look (tb_err_reset_shared). A failed step
+ * drained it into its message. */
 int tb_hs_step(tb_engine *e) {
   int rc = hs_step(e);
+#ifdef TB_OPENSSL_PRIVATE
   if (rc >= 0)
     tb_err_reset();
+#endif
   return rc;
 }
 
@@ -153,7 +156,7 @@ static int hs_step(tb_engine *e) {
     e->flags |= TB_F_STARTED;
     e->stats.hs_start_ns = t0 ? t0 : tb_now_ns();
   }
-  tb_err_reset();
+  tb_err_reset_shared();
   rc = SSL_do_handshake(e->ssl);
   tb_io_clock_add(&e->stats.ns_handshake, t0);
   if (e->io.spill_failed) {
@@ -352,7 +355,7 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
         return finish(e, r, TB_OVERFLOW);
       break;
     }
-    tb_err_reset_record();
+    tb_err_reset_shared();
     t0 = tb_io_clock();
     n = SSL_write(e->ssl, src + r->consumed, (int)chunk);
     tb_io_clock_add(&e->stats.ns_write, t0);
@@ -472,7 +475,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
     e->io.in = src + r->consumed;
     e->io.in_len = rec;
     e->io.in_pos = 0;
-    tb_err_reset_record();
+    tb_err_reset_shared();
     t0 = tb_io_clock();
     n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
     /* Without SSL_MODE_AUTO_RETRY, an SSL_read that only finishes earlier

@@ -276,7 +276,7 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
     p = begin_call(s, pin, arg, err);
     if (!p)
       break;
-    tb_err_reset_record();
+    tb_err_reset_shared();
     errno = 0;
     t0 = tb_io_clock();
     ok = SSL_read_ex(e->ssl, p, len, &n);
@@ -344,7 +344,7 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
         break;
       continue;
     }
-    tb_err_reset_record();
+    tb_err_reset_shared();
     errno = 0;
     t0 = tb_io_clock();
     /* after WANT_WRITE the same length is offered again; the address may

@@ -148,16 +148,17 @@ static inline void tb_err_reset(void) {
   if (ERR_peek_error() != 0)
     ERR_clear_error();
 }
-/* The same before SSL_read/SSL_write of an established engine. A shared
- * libcrypto (the system flavours) also serves other code, which may leave
- * an entry on this thread's queue that SSL_get_error would read as our
+/* The same where only another library can have left an entry: before
+ * SSL_read/SSL_write of an established connection and each handshake step.
+ * A shared libcrypto (the system flavours) also serves other code, and an
+ * entry it leaves on this thread's queue SSL_get_error would read as our
  * failure. The bundled flavour's libcrypto is private to this library
  * (TB_OPENSSL_PRIVATE, set by native/CMakeLists.txt): only our own calls
  * reach its queue, and no entry point leaves anything on it (failures drain
- * it into their message, the exception function drains the rest; the
- * fuzzers and native tests check it after every call), so the peek, ~150
- * instructions a call on OpenSSL 3.5, is skipped there. */
-static inline void tb_err_reset_record(void) {
+ * it into their message, the exception function and tb_hs_step drain the
+ * rest; the fuzzers and native tests check it after every call), so the
+ * peek, ~150 instructions a call on OpenSSL 3.5, is skipped there. */
+static inline void tb_err_reset_shared(void) {
 #ifndef TB_OPENSSL_PRIVATE
   tb_err_reset();
 #endif

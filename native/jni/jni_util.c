@@ -53,7 +53,7 @@ jclass tb_string_class(void) { return cls_string; }
 void tb_throw_kind(JNIEnv *env, int kind, const char *msg) {
   jclass c;
   /* A call that fails leaves nothing on OpenSSL's error queue: the record
-   * path of the bundled flavour counts on it (tb_err_reset_record). Most
+   * path of the bundled flavour counts on it (tb_err_reset_shared). Most
    * failures drained it into msg already; an early return may not have. */
   ERR_clear_error();
   if ((*env)->ExceptionCheck(env))

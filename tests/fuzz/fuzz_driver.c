@@ -24,7 +24,7 @@ static const unsigned char ALPN[] = "\x02h2\x08http/1.1";
     }                                                                            \
   } while (0)
 /* No engine call leaves anything on OpenSSL's error queue: the bundled
- * flavour's record path counts on it (tb_err_reset_record in tb.h). */
+ * flavour's record path counts on it (tb_err_reset_shared in tb.h). */
 #define FZ_QUEUE_EMPTY() FZ_ASSERT(ERR_peek_error() == 0)
 
 static tb_keymat *load(const char *key_pem, const char *cert_pem) {

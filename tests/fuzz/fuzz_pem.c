@@ -30,7 +30,7 @@ static void from_der(const uint8_t *p, size_t n) {
   lens[0] = n - cut;
   tb_keymat_free(tb_keymat_from_der(p, cut, certs, lens, 1, &err));
   if (ERR_peek_error() != 0)
-    abort(); /* a loader leaves OpenSSL's error queue empty (tb_err_reset_record) */
+    abort(); /* a loader leaves OpenSSL's error queue empty (tb_err_reset_shared) */
 }
 
 static void from_pem(int fd, const char *password) {
@@ -43,7 +43,7 @@ static void from_pem(int fd, const char *password) {
   if (tb_pem_read_key(path, password, &key, &keylen, &err) == 0 && keylen == 0)
     abort(); /* success must hand back a key */
   if (ERR_peek_error() != 0)
-    abort(); /* a loader leaves OpenSSL's error queue empty (tb_err_reset_record) */
+    abort(); /* a loader leaves OpenSSL's error queue empty (tb_err_reset_shared) */
   if (tb_pem_read_certs(path, &certs, &err) == 0) {
     if (certs.n < 1)
       abort();
