@@ -129,8 +129,24 @@ static void give_session_id(tb_engine *e) {
     SSL_SESSION_set1_id(s, id, sizeof id);
 }
 
-/* One handshake step: 1 finished, 0 needs I/O, 2 needs a task, -1 failed. */
+static int hs_step(tb_engine *e);
+
+/* One handshake step: 1 finished, 0 needs I/O, 2 needs a task, -1 failed.
+ * With a private libcrypto the queue is emptied after a step that goes on
+ * instead of before each: whatever a callback or a failure OpenSSL tolerated
+ * pushed must not stay for the record path, on this engine or another of
+ * the thread's, which does not look (tb_err_reset_shared). A failed step
+ * drained it into its message. */
 int tb_hs_step(tb_engine *e) {
+  int rc = hs_step(e);
+#ifdef TB_OPENSSL_PRIVATE
+  if (rc >= 0)
+    tb_err_reset();
+#endif
+  return rc;
+}
+
+static int hs_step(tb_engine *e) {
   int rc, ssl_err;
   /* Handshake CPU time is summed only while a tracer listens for connection
    * totals, as the record path's is: a handshake takes several steps, each
@@ -140,7 +156,7 @@ int tb_hs_step(tb_engine *e) {
     e->flags |= TB_F_STARTED;
     e->stats.hs_start_ns = t0 ? t0 : tb_now_ns();
   }
-  tb_err_reset();
+  tb_err_reset_shared();
   rc = SSL_do_handshake(e->ssl);
   tb_io_clock_add(&e->stats.ns_handshake, t0);
   if (e->io.spill_failed) {
@@ -339,12 +355,12 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
         return finish(e, r, TB_OVERFLOW);
       break;
     }
-    tb_err_reset();
+    tb_err_reset_shared();
     t0 = tb_io_clock();
     n = SSL_write(e->ssl, src + r->consumed, (int)chunk);
     tb_io_clock_add(&e->stats.ns_write, t0);
     if (n <= 0) {
-      int se = SSL_get_error(e->ssl, n);
+      int se = tb_ssl_error(e->ssl, n);
       if (se == SSL_ERROR_WANT_READ || se == SSL_ERROR_WANT_WRITE)
         break;
       fail(e, TB_ERR_SSL, "SSL_write failed");
@@ -459,7 +475,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
     e->io.in = src + r->consumed;
     e->io.in_len = rec;
     e->io.in_pos = 0;
-    tb_err_reset();
+    tb_err_reset_shared();
     t0 = tb_io_clock();
     n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
     /* Without SSL_MODE_AUTO_RETRY, an SSL_read that only finishes earlier
@@ -468,7 +484,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
      * nothing consumed stalls a caller whose input holds the next
      * KeyUpdate: it waits for bytes the peer already sent. */
     for (retry = 0; n <= 0 && retry < 2 && e->io.in_pos == 0 && e->io.spill_len == 0 &&
-                    SSL_get_error(e->ssl, n) == SSL_ERROR_WANT_READ; retry++)
+                    tb_ssl_error(e->ssl, n) == SSL_ERROR_WANT_READ; retry++)
       n = SSL_read(e->ssl, dst + r->produced, (int)(dstcap - r->produced));
     tb_io_clock_add(&e->stats.ns_read, t0);
     r->consumed += e->io.in_pos;
@@ -478,7 +494,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
       r->produced += (size_t)n;
       e->stats.app_in += (size_t)n;
     } else {
-      int se = SSL_get_error(e->ssl, n);
+      int se = tb_ssl_error(e->ssl, n);
       if (se == SSL_ERROR_ZERO_RETURN) {
         e->flags |= TB_F_PEER_CLOSED | TB_F_IN_DONE;
         tb_queue_close_notify(e);

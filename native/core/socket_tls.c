@@ -276,7 +276,7 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
     p = begin_call(s, pin, arg, err);
     if (!p)
       break;
-    tb_err_reset();
+    tb_err_reset_shared();
     errno = 0;
     t0 = tb_io_clock();
     ok = SSL_read_ex(e->ssl, p, len, &n);
@@ -288,7 +288,7 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
       e->stats.app_in += n;
       e->stats.records_in++;
     } else {
-      se = SSL_get_error(e->ssl, 0);
+      se = tb_ssl_error(e->ssl, 0);
       task = parked_task(e, se);
       if (!task && se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
         eof = io_failure(s, se, saved, 1, err);
@@ -344,7 +344,7 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
         break;
       continue;
     }
-    tb_err_reset();
+    tb_err_reset_shared();
     errno = 0;
     t0 = tb_io_clock();
     /* after WANT_WRITE the same length is offered again; the address may
@@ -359,7 +359,7 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
       e->stats.records_out++;
       done += n;
     } else {
-      se = SSL_get_error(e->ssl, 0);
+      se = tb_ssl_error(e->ssl, 0);
       /* a park here means a reader is answering a request: wait for it */
       if (!parked_task(e, se) && se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
         io_failure(s, se, saved, 0, err);

@@ -148,6 +148,36 @@ static inline void tb_err_reset(void) {
   if (ERR_peek_error() != 0)
     ERR_clear_error();
 }
+/* The same where only another library can have left an entry: before
+ * SSL_read/SSL_write of an established connection and each handshake step.
+ * A shared libcrypto (the system flavours) also serves other code, and an
+ * entry it leaves on this thread's queue SSL_get_error would read as our
+ * failure. The bundled flavour's libcrypto is private to this library
+ * (TB_OPENSSL_PRIVATE, set by native/CMakeLists.txt): only our own calls
+ * reach its queue, and no entry point leaves anything on it (failures drain
+ * it into their message, the exception function and tb_hs_step drain the
+ * rest; the fuzzers and native tests check it after every call), so the
+ * peek, ~150 instructions a call on OpenSSL 3.5, is skipped there. */
+static inline void tb_err_reset_shared(void) {
+#ifndef TB_OPENSSL_PRIVATE
+  tb_err_reset();
+#endif
+}
+/* SSL_get_error, except that a retry OpenSSL is parked on (its rwstate and
+ * the BIO's retry flag, which SSL_get_error reads only after the queue) is
+ * answered first: an entry left on the queue can then never turn a
+ * WANT_READ/WANT_WRITE into a failed connection, only reword a real one. */
+static inline int tb_ssl_error(const SSL *ssl, int rc) {
+  if (rc <= 0) {
+    int w = SSL_want(ssl);
+    BIO *b = w == SSL_READING ? SSL_get_rbio(ssl) : w == SSL_WRITING ? SSL_get_wbio(ssl) : NULL;
+    if (b && BIO_should_read(b))
+      return SSL_ERROR_WANT_READ;
+    if (b && BIO_should_write(b))
+      return SSL_ERROR_WANT_WRITE;
+  }
+  return SSL_get_error(ssl, rc);
+}
 
 /* bio_buffer.c */
 int tb_bio_init(void);

@@ -55,6 +55,7 @@ static void ctx_client_ca_names(JNIEnv *env, jclass c, jlong h, jobjectArray nam
     if (name && sk_X509_NAME_push(sk, name) <= 0)
       X509_NAME_free(name);
   }
+  ERR_clear_error(); /* a name that does not parse is skipped, its errors with it */
   SSL_CTX_set_client_CA_list(ctx, sk); /* takes ownership */
 }
 

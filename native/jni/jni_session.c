@@ -228,8 +228,10 @@ static jobjectArray client_ca_names(JNIEnv *env, jclass c, jlong h) {
     unsigned char *der = NULL;
     int len = i2d_X509_NAME(sk_X509_NAME_value(sk, i), &der);
     jbyteArray a;
-    if (len <= 0)
+    if (len <= 0) {
+      ERR_clear_error(); /* the name is left out, its error with it */
       continue;
+    }
     a = tb_bytes(env, der, (size_t)len);
     OPENSSL_free(der);
     if (!a)
@@ -254,8 +256,10 @@ static jint check_host(JNIEnv *env, jclass c, jbyteArray der, jstring host, jboo
   q = (const unsigned char *)p;
   x = d2i_X509(NULL, &q, len);
   (*env)->ReleaseByteArrayElements(env, der, p, JNI_ABORT);
-  if (!x)
+  if (!x) {
+    ERR_clear_error(); /* -1 is the answer; nothing stays on the queue */
     return -1;
+  }
   h = (*env)->GetStringUTFChars(env, host, NULL);
   if (!h) {
     X509_free(x);
@@ -267,6 +271,8 @@ static jint check_host(JNIEnv *env, jclass c, jbyteArray der, jstring host, jboo
     rc = X509_check_host(x, h, strlen(h), X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, NULL);
   (*env)->ReleaseStringUTFChars(env, host, h);
   X509_free(x);
+  if (rc < 0)
+    ERR_clear_error();
   return rc == 1 ? 1 : rc == 0 ? 0 : -1;
 }
 

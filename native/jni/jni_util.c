@@ -52,6 +52,10 @@ jclass tb_string_class(void) { return cls_string; }
 
 void tb_throw_kind(JNIEnv *env, int kind, const char *msg) {
   jclass c;
+  /* A call that fails leaves nothing on OpenSSL's error queue: the record
+   * path of the bundled flavour counts on it (tb_err_reset_shared). Most
+   * failures drained it into msg already; an early return may not have. */
+  ERR_clear_error();
   if ((*env)->ExceptionCheck(env))
     return; /* the first exception is the true one */
   switch (kind) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <openssl/err.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,6 +29,8 @@ static void from_der(const uint8_t *p, size_t n) {
   certs[0] = p + cut;
   lens[0] = n - cut;
   tb_keymat_free(tb_keymat_from_der(p, cut, certs, lens, 1, &err));
+  if (ERR_peek_error() != 0)
+    abort(); /* a loader leaves OpenSSL's error queue empty (tb_err_reset_shared) */
 }
 
 static void from_pem(int fd, const char *password) {
@@ -39,6 +42,8 @@ static void from_pem(int fd, const char *password) {
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   if (tb_pem_read_key(path, password, &key, &keylen, &err) == 0 && keylen == 0)
     abort(); /* success must hand back a key */
+  if (ERR_peek_error() != 0)
+    abort(); /* a loader leaves OpenSSL's error queue empty (tb_err_reset_shared) */
   if (tb_pem_read_certs(path, &certs, &err) == 0) {
     if (certs.n < 1)
       abort();
@@ -50,6 +55,8 @@ static void from_pem(int fd, const char *password) {
     tb_der_list_free(&certs);
   }
   tb_pem_key_free(key, keylen);
+  if (ERR_peek_error() != 0)
+    abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

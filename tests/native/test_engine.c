@@ -205,40 +205,6 @@ static void test_post_handshake_auth(void) {
   tb_ctx_free(ctx);
 }
 
-/* Moves everything `from` has to say (and n bytes of msg) to `to` the way a
- * JSSE caller does: unwrap, and wrap whenever unwrap says NEED_WRAP (the
- * KeyUpdate answers, delivered back at the end). Returns the plaintext
- * bytes `to` got. */
-static size_t exchange(tb_engine *from, tb_engine *to, const uint8_t *msg, size_t n, uint8_t *got, size_t cap) {
-  static uint8_t answer[1 << 16], sink[256];
-  tb_result r;
-  size_t wlen = 0, off = 0, glen = 0, alen = 0;
-  int i;
-  for (i = 0; i < 16; i++) {
-    CHECK(tb_engine_wrap(from, msg, n, wire + wlen, sizeof wire - wlen, &r) == 0);
-    wlen += r.produced;
-    msg += r.consumed;
-    n -= r.consumed;
-    if (r.produced == 0 && n == 0)
-      break;
-  }
-  for (i = 0; i < 64 && off < wlen; i++) {
-    CHECK(tb_engine_unwrap(to, wire + off, wlen - off, got + glen, cap - glen, &r) == 0);
-    CHECK(r.status == TB_OK);
-    CHECK(r.consumed > 0 || r.produced > 0 || r.hs == TB_HS_NEED_WRAP); /* no stall */
-    off += r.consumed;
-    glen += r.produced;
-    while (r.hs == TB_HS_NEED_WRAP && tb_engine_wrap(to, NULL, 0, answer + alen, sizeof answer - alen, &r) == 0)
-      alen += r.produced;
-  }
-  CHECK(off == wlen);
-  if (alen > 0) {
-    CHECK(tb_engine_unwrap(from, answer, alen, sink, sizeof sink, &r) == 0);
-    CHECK(r.consumed == alen && r.produced == 0);
-  }
-  return glen;
-}
-
 /* TLS 1.3: the server sends several KeyUpdates in a row, each asking for
  * one back, then data. The client must read through all of them, answer,
  * and both sides go on reading and writing (an earlier version stalled in
@@ -261,11 +227,11 @@ static void test_stacked_key_updates(void) {
       CHECK(SSL_do_handshake(a->ssl) == 1);
     }
     CHECK(a->io.spill_len > 0);
-    CHECK(exchange(a, b, (const uint8_t *)"after the updates", 17, got, sizeof got) == 17);
+    CHECK(tb_exchange(a, b, (const uint8_t *)"after the updates", 17, got, sizeof got) == 17);
     CHECK(memcmp(got, "after the updates", 17) == 0);
-    CHECK(exchange(b, a, (const uint8_t *)"still talking", 13, got, sizeof got) == 13);
+    CHECK(tb_exchange(b, a, (const uint8_t *)"still talking", 13, got, sizeof got) == 13);
     CHECK(memcmp(got, "still talking", 13) == 0);
-    CHECK(exchange(a, b, (const uint8_t *)"and again", 9, got, sizeof got) == 9);
+    CHECK(tb_exchange(a, b, (const uint8_t *)"and again", 9, got, sizeof got) == 9);
   }
   tb_pair_close(&p);
   tb_ctx_free(ctx);

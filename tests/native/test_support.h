@@ -33,4 +33,7 @@ int tb_pair_handshake(tb_pair *p);
 void tb_pair_close(tb_pair *p);
 /* Answer a pending delegated task the way the Java side would. */
 void tb_test_run_task(tb_engine *e, tb_keymat *key);
+/* Moves n bytes of msg and whatever else `from` has to say to `to`, wrapping
+ * `to`'s answers back; returns the plaintext bytes `to` got. */
+size_t tb_exchange(tb_engine *from, tb_engine *to, const uint8_t *msg, size_t n, uint8_t *got, size_t cap);
 #endif
