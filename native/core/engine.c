@@ -165,6 +165,9 @@ static int hs_step(tb_engine *e) {
   }
   if (rc == 1) {
     e->flags |= TB_F_HS_DONE | TB_F_FIN_PENDING;
+    if (e->client_speaks_first && !(e->flags & TB_F_CLIENT) && e->io.spill_len > 0 &&
+        SSL_version(e->ssl) < TLS1_3_VERSION)
+      e->flags |= TB_F_FIN_AT_UNWRAP;
     e->task = TB_TASK_NONE;
     give_session_id(e);
     tb_trace_handshake(e);
@@ -210,6 +213,13 @@ static int finished_before_tickets(tb_engine *e, uint32_t f) {
   return (f & TB_F_FIN_PENDING) && !(f & (TB_F_CLIENT | TB_F_PHA)) && SSL_version(e->ssl) >= TLS1_3_VERSION;
 }
 
+/* client_speaks_first (the Tomcat adapter's engines): a TLS 1.2 server says
+ * NEED_UNWRAP after the wrap of its last flight (ticket, ChangeCipherSpec,
+ * Finished) and FINISHED from the next unwrap, reading nothing if no record
+ * is there. Tomcat's channels write a handshake wrap at once only on
+ * NEED_UNWRAP (else a poller round trip for OP_WRITE comes first), and the
+ * flight still leaves within the handshake for a caller that stops wrapping
+ * on FINISHED (NIO2). HTTP's client speaks next anyway. */
 int tb_engine_hs_status(tb_engine *e, int consume_finished) {
   uint32_t f = e->flags;
   int queued = e->io.spill_len > 0;
@@ -229,6 +239,8 @@ int tb_engine_hs_status(tb_engine *e, int consume_finished) {
       return TB_HS_NEED_WRAP;
     return TB_HS_NEED_UNWRAP;
   }
+  if ((f & TB_F_FIN_AT_UNWRAP) && !(f & TB_F_OUT_CLOSING))
+    return queued ? TB_HS_NEED_WRAP : TB_HS_NEED_UNWRAP;
   if (queued && !finished_before_tickets(e, f))
     return TB_HS_NEED_WRAP;
   if (f & TB_F_PHA)
@@ -392,7 +404,15 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
   if (e->flags & TB_F_IN_DONE)
     return finish(e, r, TB_CLOSED);
   if (e->flags & TB_F_HS_DONE) {
-    int rc = unwrap_app(e, src, srclen, dst, dstcap, r);
+    int rc;
+    if ((e->flags & TB_F_FIN_AT_UNWRAP) && e->io.spill_len == 0) {
+      size_t rec;
+      int type;
+      e->flags &= ~TB_F_FIN_AT_UNWRAP;
+      if (tb_record_scan(src, srclen, &rec, &type) == 0)
+        return finish(e, r, TB_OK); /* FINISHED, nothing read */
+    }
+    rc = unwrap_app(e, src, srclen, dst, dstcap, r);
     /* Records go to OpenSSL one at a time and only into room for their
      * whole plaintext, so plaintext stays behind only when the destination
      * is full: SSL_pending is asked then alone, not on every call. */

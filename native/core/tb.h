@@ -105,6 +105,7 @@ typedef struct tb_engine {
   unsigned char alpn_choice[256];    /* a Java selector's answer */
   int alpn_choice_len;               /* its length; -1 no answer, 0 decline ALPN, -2 nothing usable */
   int hello_task;                    /* the ClientHello goes to Java (SNI matchers, ALPN selector) */
+  int client_speaks_first;           /* server: the caller reads the peer's data before writing its own */
   int hello_alert;                   /* fatal alert Java asked for, 0 to go on */
   struct tb_keymat *offered[4];      /* keys installed for this handshake (references held) */
   char peer_key[272];                /* client: "host:port" for the session cache */
@@ -126,6 +127,7 @@ typedef struct tb_engine {
 #define TB_F_SOCKET      0x0100u /* SSL reads/writes a descriptor, not our BIO */
 #define TB_F_PHA         0x0200u /* TLS 1.3 post-handshake client auth in progress */
 #define TB_F_KEPT        0x0400u /* OpenSSL holds plaintext the last unwrap had no room for */
+#define TB_F_FIN_AT_UNWRAP 0x0800u /* TLS 1.2 server, last flight out or queued: FINISHED from the next unwrap */
 
 typedef struct tb_result {
   size_t consumed, produced;

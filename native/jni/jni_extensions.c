@@ -23,6 +23,7 @@ static void configure_extensions(JNIEnv *env, jclass c, jlong h, jbyteArray alpn
     }
   }
   e->hello_task = (flags & TB_EXT_HELLO_TASK) && !(e->flags & TB_F_CLIENT);
+  e->client_speaks_first = (flags & TB_EXT_CLIENT_FIRST) && !(e->flags & TB_F_CLIENT);
   if ((flags & TB_EXT_OCSP) && (e->flags & TB_F_CLIENT))
     SSL_set_tlsext_status_type(e->ssl, TLSEXT_STATUSTYPE_ocsp);
 }

@@ -38,6 +38,7 @@
  * request an OCSP staple (client). */
 #define TB_EXT_HELLO_TASK 1
 #define TB_EXT_OCSP 2
+#define TB_EXT_CLIENT_FIRST 4
 
 /* sessionFacts(): what a session reports, in one byte array. A fixed
  * header (flags byte, SSL_version and cipher id as u16, session time in ms,

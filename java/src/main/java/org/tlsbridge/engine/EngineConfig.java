@@ -45,6 +45,8 @@ public final class EngineConfig {
     String[] namedGroups;
     BiFunction<SSLEngine, List<String>, String> alpnSelector;
     BiFunction<javax.net.ssl.SSLSocket, List<String>, String> socketAlpnSelector;
+    /** Server: the caller unwraps the client's first data before it writes (TlsBridgeEngine.clientSpeaksFirst). */
+    boolean clientSpeaksFirst;
     private final int peerPort;
 
     public EngineConfig(ContextState ctx, String peerHost, boolean clientMode, boolean modeSet) {
@@ -82,6 +84,7 @@ public final class EngineConfig {
         c.alpnSelector = alpnSelector;
         c.socketAlpnSelector = socketAlpnSelector;
         c.namedGroups = namedGroups;
+        c.clientSpeaksFirst = clientSpeaksFirst;
         return c;
     }
 
@@ -324,7 +327,8 @@ public final class EngineConfig {
             }
         }
         int flags = (helloNeedsJava() ? NativeConstants.TB_EXT_HELLO_TASK : 0)
-                | (clientMode && CLIENT_OCSP ? NativeConstants.TB_EXT_OCSP : 0);
+                | (clientMode && CLIENT_OCSP ? NativeConstants.TB_EXT_OCSP : 0)
+                | (!clientMode && clientSpeaksFirst ? NativeConstants.TB_EXT_CLIENT_FIRST : 0);
         byte[] alpn = applicationProtocols.length == 0 ? null : alpnWire(applicationProtocols);
         if (flags != 0 || alpn != null) {
             Native.configureExtensions(ssl, alpn, flags);

@@ -164,6 +164,25 @@ public final class TlsBridgeEngine extends EngineSettings implements NativeOwner
         freeWhenOutboundDone = true;
     }
 
+    /**
+     * For an integration whose server speaks only after the client's first
+     * data (HTTP) and whose caller, after a handshake wrap, flushes at once
+     * only when the status is NEED_UNWRAP (Tomcat's secure channels; any
+     * other status sends them back to the poller for OP_WRITE first). A TLS
+     * 1.2 server's full handshake then reports NEED_UNWRAP after the wrap of
+     * its last flight (ticket, ChangeCipherSpec, Finished) and FINISHED from
+     * the next unwrap, which reads nothing if no record is there. Call before
+     * the handshake starts; no effect on a client or on TLS 1.3.
+     */
+    public void clientSpeaksFirst() {
+        lock.lock();
+        try {
+            cfg.clientSpeaksFirst = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** After a CLOSED result: release native memory once both directions are done. */
     private void afterClosed(long p) {
         int st = Native.state(p);

@@ -56,6 +56,7 @@ public final class NativeConstants {
     public static final int TB_AUTH_NEED = 2;
     public static final int TB_EXT_HELLO_TASK = 1;
     public static final int TB_EXT_OCSP = 2;
+    public static final int TB_EXT_CLIENT_FIRST = 4;
     public static final int TB_SF_REUSED = 1;
     public static final int TB_SF_PEER_CERT = 2;
     public static final int TB_SF_ORIGIN = 4;

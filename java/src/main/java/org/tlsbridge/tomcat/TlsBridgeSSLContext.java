@@ -151,6 +151,10 @@ final class TlsBridgeSSLContext implements SSLContext {
             // close_notify and never unwrap again (they never call
             // closeInbound either): free the SSL then rather than after a GC.
             ((TlsBridgeEngine) e).freeWhenOutboundDone();
+            // HTTP: the client speaks first; the channels flush a handshake
+            // wrap at once only when it says NEED_UNWRAP (a TLS 1.2 server's
+            // last flight otherwise costs a poller round trip for OP_WRITE).
+            ((TlsBridgeEngine) e).clientSpeaksFirst();
         }
         return e;
     }

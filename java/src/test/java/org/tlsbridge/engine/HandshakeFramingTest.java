@@ -302,6 +302,68 @@ class HandshakeFramingTest {
         return org.tlsbridge.TlsBridgeProvider.isResumed(server.getSession());
     }
 
+    /**
+     * A TLS 1.2 server engine made for a caller whose client speaks first
+     * (the Tomcat adapter's, {@link TlsBridgeEngine#clientSpeaksFirst()})
+     * says NEED_UNWRAP after the wrap of its last flight, so Tomcat flushes
+     * it at once instead of asking the poller for OP_WRITE, and FINISHED
+     * from the next unwrap: of no bytes (OK, nothing read), or of the
+     * client's request when it is already there. Without the call the same
+     * wrap says FINISHED, as SunJSSE's does.
+     */
+    @ParameterizedTest(name = "client speaks first {0}, request waiting {1}")
+    @CsvSource({"true, false", "true, true", "false, false"})
+    void tls12LastFlight(boolean clientFirst, boolean requestWaiting) throws Exception {
+        SSLEngine client = Contexts.client(Contexts.TLSBRIDGE).createSSLEngine("localhost", 443);
+        client.setUseClientMode(true);
+        client.setEnabledProtocols(new String[] {"TLSv1.2"});
+        SSLEngine server = Contexts.server(Contexts.TLSBRIDGE, "ec").createSSLEngine();
+        server.setUseClientMode(false);
+        if (clientFirst) {
+            ((TlsBridgeEngine) server).clientSpeaksFirst();
+        }
+        ByteBuffer c2s = ByteBuffer.allocate(1 << 17);
+        ByteBuffer s2c = ByteBuffer.allocate(1 << 17);
+        ByteBuffer app = ByteBuffer.allocate(1 << 16);
+        client.beginHandshake();
+        server.beginHandshake();
+        SSLEngineResult last = null;
+        for (int i = 0; i < 50 && last == null; i++) {
+            step(client, s2c, c2s, app);
+            if (server.getHandshakeStatus() == HandshakeStatus.NEED_WRAP && c2s.position() == 0
+                    && client.getHandshakeStatus() == HandshakeStatus.NEED_UNWRAP && i > 2) {
+                last = server.wrap(EMPTY, s2c); // the ticket, ChangeCipherSpec and Finished
+            } else {
+                step(server, c2s, s2c, app);
+            }
+        }
+        assertTrue(last != null && last.bytesProduced() > 0, "the server's last flight: " + last);
+        if (!clientFirst) {
+            assertEquals(HandshakeStatus.FINISHED, last.getHandshakeStatus());
+            assertEquals(HandshakeStatus.NOT_HANDSHAKING, server.getHandshakeStatus());
+            return;
+        }
+        assertEquals(HandshakeStatus.NEED_UNWRAP, last.getHandshakeStatus(), "flushed at once by Tomcat");
+        assertEquals(HandshakeStatus.NEED_UNWRAP, server.getHandshakeStatus());
+        unwrapAll(client, s2c, app);
+        assertEquals(HandshakeStatus.NOT_HANDSHAKING, client.getHandshakeStatus(), "the client is done");
+        if (requestWaiting) {
+            assertEquals(Status.OK, client.wrap(ByteBuffer.wrap(new byte[] {'G', 'E', 'T'}), c2s).getStatus());
+        }
+        c2s.flip();
+        app.clear();
+        SSLEngineResult r = server.unwrap(c2s, app);
+        assertEquals(Status.OK, r.getStatus());
+        assertEquals(HandshakeStatus.FINISHED, r.getHandshakeStatus());
+        assertEquals(requestWaiting ? 3 : 0, r.bytesProduced());
+        assertEquals(0, c2s.remaining());
+        assertEquals(HandshakeStatus.NOT_HANDSHAKING, server.getHandshakeStatus());
+        assertEquals("TLSv1.2", server.getSession().getProtocol());
+        r = server.unwrap(c2s, app);
+        assertEquals(Status.BUFFER_UNDERFLOW, r.getStatus(), "FINISHED is reported once");
+        assertEquals(HandshakeStatus.NOT_HANDSHAKING, r.getHandshakeStatus());
+    }
+
     /** The client's last flight is in c2s and nothing is left for the client to do. */
     private static boolean finishedPending(SSLEngine client, ByteBuffer c2s) {
         return client.getHandshakeStatus() == HandshakeStatus.NOT_HANDSHAKING && c2s.position() > 0;

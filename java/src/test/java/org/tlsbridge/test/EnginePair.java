@@ -114,6 +114,17 @@ public final class EnginePair {
                 break;
             }
         }
+        // Tomcat's channels unwrap what they have after a handshake wrap that
+        // says NEED_UNWRAP, even nothing: the Tomcat adapter's TLS 1.2 server
+        // reports FINISHED from that unwrap after its last flight
+        if (server.getHandshakeStatus() == HandshakeStatus.NEED_UNWRAP && c2s.position() == 0) {
+            c2s.flip();
+            try {
+                server.unwrap(c2s, serverApp);
+            } finally {
+                c2s.compact();
+            }
+        }
         assertEquals(HandshakeStatus.NOT_HANDSHAKING, client.getHandshakeStatus(), "client handshake");
         assertEquals(HandshakeStatus.NOT_HANDSHAKING, server.getHandshakeStatus(), "server handshake");
         assertTrue(client.getSession().isValid() || client.getSession().getProtocol().startsWith("TLS"));
