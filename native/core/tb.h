@@ -203,13 +203,20 @@ int tb_engine_ex_index(void);
 /* engine.c */
 TB_API tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err);
 TB_API void tb_engine_free(tb_engine *e);
-TB_API int tb_engine_begin(tb_engine *e);
 TB_API int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen,
                           uint8_t *dst, size_t dstcap, tb_result *r);
 TB_API int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen,
                             uint8_t *dst, size_t dstcap, tb_result *r);
-TB_API int tb_engine_hs_status(tb_engine *e, int consume_finished);
 TB_API int tb_engine_task_done(tb_engine *e);
+/* The engine fails, with OpenSSL's reason (fail) or a message of ours
+ * (fail_msg, which drops OpenSSL's queue): the error is thrown from the
+ * call that found it, and both directions are done. */
+void tb_engine_fail(tb_engine *e, int kind, const char *what);
+void tb_engine_fail_msg(tb_engine *e, int kind, const char *msg);
+
+/* handshake.c */
+TB_API int tb_engine_begin(tb_engine *e);
+TB_API int tb_engine_hs_status(tb_engine *e, int consume_finished);
 TB_API int tb_engine_request_pha(tb_engine *e, int need);
 TB_API void tb_engine_set_verify_result(tb_engine *e, int ok, int x509_err);
 int tb_hs_step(tb_engine *e);

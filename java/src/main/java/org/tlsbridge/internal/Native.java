@@ -148,7 +148,7 @@ public final class Native {
     /**
      * flags: 1 = the ClientHello goes to a Java task, 2 = request an OCSP staple (client), 4 = the client
      * speaks first after the handshake (server: a TLS 1.2 handshake's FINISHED comes from the unwrap after
-     * its last flight, engine.c).
+     * its last flight, handshake.c).
      */
     public static native void configureExtensions(long engine, byte[] alpnWire, int flags)
             throws javax.net.ssl.SSLException;
