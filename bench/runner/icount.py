@@ -7,14 +7,19 @@ plain OpenSSL SSL_write/SSL_read over a BIO pair (the floor). A second
 build of the harness counts each operation's heap calls, run natively. A busy machine cannot move
 these figures; the OpenSSL build and the CPU features valgrind reports can,
 so the committed baseline (tests/icount/baseline.json) is keyed by the
-OpenSSL version and records the CPU features it was taken with.
+OpenSSL version (and flavour) and records the CPU features it was taken with.
 
-    bench/runner/icount.py [--build-dir target/native] [--runs 2] [--check]
-                           [--update-baseline] [--json FILE]
+Each flavour of the core is counted on its own OpenSSL: "bundled" (OpenSSL
+3.5 linked statically, what the jar loads by default and the bench runs)
+and "system" (the host's libssl; the native tests' and fuzzers' build).
+
+    bench/runner/icount.py [--build-dir target/native] [--flavour all|bundled|system]
+                           [--runs 2] [--check] [--update-baseline] [--json FILE]
 
 --check fails (exit 1) when a tlsbridge count is more than 5% above the
 baseline or two runs differ by 0.5% or more; with no baseline for the
-running OpenSSL it prints NOT RUN and exits 0."""
+running OpenSSL it prints NOT RUN and exits 0. A flavour this build lacks
+prints NOT AVAILABLE; exit 2 when no flavour asked for could be counted."""
 
 import argparse
 import glob
@@ -39,29 +44,34 @@ OPS = [("pair 1024", "1 KiB wrap+unwrap pair"), ("pair 16384", "16 KiB wrap+unwr
        ("resumed t12-ticket", "resumed TLS 1.2 handshake (ticket), RSA, both ends"),
        ("resumed t12-id", "resumed TLS 1.2 handshake (session id), RSA, both ends")]
 SIDES = ("tlsbridge", "openssl")
+# The core's flavours, in report order (the jar's default first), and what
+# the report calls them. The system-4 flavour (libssl.so.4) is not counted.
+FLAVOURS = {"bundled": "bundled flavour (libtlsbridge-bundled.so: OpenSSL linked in statically; the jar's "
+                       "default and the bench's tlsbridge variants)",
+            "system": "system flavour (libtlsbridge.so on the host's libssl)"}
 
 
 class Unavailable(Exception):
     pass
 
 
-def build(build_dir, out_dir, heap=False):
-    """The harness linked against the tbcore of build_dir (the library the
-    jar ships, from the same CMake build) and the fuzzers' fixed RAND; with
-    heap, the variant that counts heap calls instead (run natively)."""
-    lib = os.path.join(build_dir, "native", "libtbcore.a")
-    if not os.path.exists(lib):
-        raise Unavailable(f"{lib} not built (run mvn package first)")
+def build(build_dir, out_dir, heap=False, flavour="system"):
+    """The harness linked against the flavour's tbcore of build_dir (the
+    library the jar ships, from the same CMake build: same sources, defines
+    and OpenSSL) and the fuzzers' fixed RAND; with heap, the variant that
+    counts heap calls instead (run natively)."""
+    lib, defines = _core(build_dir, flavour)
     if not os.path.exists("/usr/include/valgrind/callgrind.h") or not shutil.which("valgrind"):
         raise Unavailable("valgrind is not installed (Debian package valgrind)")
     os.makedirs(out_dir, exist_ok=True)
     exe = os.path.join(out_dir, "icount-heap" if heap else "icount")
+    # -ldl: a static libcrypto needs it (CMake links the flavours with it too)
     cmd = ["cc"] + (["-DICOUNT_HEAP"] if heap else []) + [ "-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wstrict-prototypes",
            "-Wmissing-prototypes", "-Wno-unused-parameter", "-D_GNU_SOURCE",
            "-I" + os.path.join(ROOT, "native", "core"), "-I" + os.path.join(ROOT, "native", "include"),
-           "-I" + os.path.join(ROOT, "tests", "fuzz")] + openssl_flags(build_dir) + [
-           SRC, os.path.join(ROOT, "tests", "fuzz", "fuzz_rand.c"), lib] + openssl_libs(build_dir) + [
-           "-lpthread", "-o", exe]
+           "-I" + os.path.join(ROOT, "tests", "fuzz")] + defines + openssl_flags(build_dir, flavour) + [
+           SRC, os.path.join(ROOT, "tests", "fuzz", "fuzz_rand.c"), lib] + openssl_libs(build_dir, flavour) + [
+           "-lpthread", "-ldl", "-o", exe]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise Unavailable("the harness does not build:\n" + p.stderr[-3000:])
@@ -69,12 +79,15 @@ def build(build_dir, out_dir, heap=False):
 
 
 def _cmake_cache(build_dir):
-    """The OpenSSL the CMake build found (system or bundled): the harness
-    must compile and link against the same one as tbcore."""
+    """The OpenSSL the CMake build found for tbcore (the host's, or one given
+    with -DOPENSSL_ROOT_DIR) and the bundled flavour's prefix and defines
+    (TB_ICOUNT_BUNDLED_*, native/CMakeLists.txt): the harness must compile
+    and link against the same OpenSSL as the core it counts."""
     out = {}
     try:
         for ln in open(os.path.join(build_dir, "CMakeCache.txt")):
-            m = re.match(r"(OPENSSL_(?:INCLUDE_DIR|SSL_LIBRARY|CRYPTO_LIBRARY)):\w+=(.+)$", ln.strip())
+            m = re.match(r"(OPENSSL_(?:INCLUDE_DIR|SSL_LIBRARY|CRYPTO_LIBRARY)|TB_ICOUNT_BUNDLED_\w+):\w+=(.+)$",
+                         ln.strip())
             if m:
                 out[m.group(1)] = m.group(2)
     except OSError:
@@ -82,13 +95,48 @@ def _cmake_cache(build_dir):
     return out
 
 
-def openssl_flags(build_dir):
-    inc = _cmake_cache(build_dir).get("OPENSSL_INCLUDE_DIR")
+def _openssl(build_dir, flavour):
+    """The flavour's OpenSSL as the CMake cache names the system one
+    (OPENSSL_INCLUDE_DIR, OPENSSL_SSL_LIBRARY, OPENSSL_CRYPTO_LIBRARY): for
+    the bundled flavour, the static archives of its prefix (what tb_flavour
+    in native/CMakeLists.txt links)."""
+    c = _cmake_cache(build_dir)
+    if flavour == "system":
+        return c
+    prefix = c.get("TB_ICOUNT_BUNDLED_OPENSSL")
+    if not prefix:
+        return {}
+    return {"OPENSSL_INCLUDE_DIR": os.path.join(prefix, "include"),
+            "OPENSSL_SSL_LIBRARY": os.path.join(prefix, "lib", "libssl.a"),
+            "OPENSSL_CRYPTO_LIBRARY": os.path.join(prefix, "lib", "libcrypto.a")}
+
+
+def _core(build_dir, flavour):
+    """The flavour's tbcore archive in build_dir and the defines it was
+    compiled with (the harness includes the core's headers, so it must see
+    the same ones); Unavailable when this build or its OpenSSL lacks it."""
+    if flavour == "system":
+        lib = os.path.join(build_dir, "native", "libtbcore.a")
+        if not os.path.exists(lib):
+            raise Unavailable(f"{lib} not built (run mvn package first)")
+        return lib, []
+    lib = os.path.join(build_dir, "native", "libtbcore-bundled.a")
+    c = _cmake_cache(build_dir)
+    if "TB_ICOUNT_BUNDLED_OPENSSL" not in c or not os.path.exists(lib):
+        raise Unavailable(f"{lib} not built (a build with -DTB_FLAVOURS=OFF, or run mvn package first)")
+    ssl = _openssl(build_dir, flavour)["OPENSSL_SSL_LIBRARY"]
+    if not os.path.exists(ssl):
+        raise Unavailable(f"the bundled flavour's OpenSSL build is missing ({ssl}; scripts/openssl 3.5 builds it)")
+    return lib, ["-D" + d for d in c.get("TB_ICOUNT_BUNDLED_DEFINES", "").split(";") if d]
+
+
+def openssl_flags(build_dir, flavour="system"):
+    inc = _openssl(build_dir, flavour).get("OPENSSL_INCLUDE_DIR")
     return ["-I" + inc] if inc and inc != "/usr/include" else []
 
 
-def openssl_libs(build_dir):
-    c = _cmake_cache(build_dir)
+def openssl_libs(build_dir, flavour="system"):
+    c = _openssl(build_dir, flavour)
     libs = [c[k] for k in ("OPENSSL_SSL_LIBRARY", "OPENSSL_CRYPTO_LIBRARY") if k in c]
     if len(libs) != 2:
         return ["-lssl", "-lcrypto"]
@@ -145,12 +193,13 @@ def heap_counts(exe, pairs=PAIRS):
     return {k: heap.get(k, {}) for k, _ in OPS}
 
 
-def measure(build_dir, out_dir, runs=2, pairs=PAIRS):
-    """runs callgrind runs; the result of the first, with how far the others
-    moved (max relative difference of any count), and the heap counts."""
-    exe = build(build_dir, out_dir)
-    results = [run(exe, pairs) for _ in range(runs)]
-    results[0]["heap"] = heap_counts(build(build_dir, out_dir, heap=True), pairs)
+def measure(build_dir, out_dir, runs=2, pairs=PAIRS, flavour="system"):
+    """runs callgrind runs of the flavour's harness; the result of the
+    first, with how far the others moved (max relative difference of any
+    count), and the heap counts."""
+    exe = build(build_dir, out_dir, flavour=flavour)
+    results = [dict(run(exe, pairs), flavour=flavour) for _ in range(runs)]
+    results[0]["heap"] = heap_counts(build(build_dir, out_dir, heap=True, flavour=flavour), pairs)
     spread = 0.0
     for r in results[1:]:
         for k, _ in OPS:
@@ -162,6 +211,21 @@ def measure(build_dir, out_dir, runs=2, pairs=PAIRS):
     return res
 
 
+def measure_all(build_dir, out_dir, runs=2, pairs=PAIRS, flavours=tuple(FLAVOURS)):
+    """measure() per flavour (in out_dir/<flavour>), in FLAVOURS order: its
+    result with ok True, or ok False and the reason (not_available when this
+    build lacks the flavour or valgrind, rather than the harness failing)."""
+    out = {}
+    for f in [f for f in FLAVOURS if f in flavours]:
+        try:
+            out[f] = dict(measure(build_dir, os.path.join(out_dir, f), runs, pairs, f), ok=True)
+        except Unavailable as e:
+            out[f] = {"ok": False, "not_available": True, "reason": str(e)}
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+            out[f] = {"ok": False, "reason": f"failed: {e}"}
+    return out
+
+
 def load_baseline(path=BASELINE):
     try:
         with open(path) as f:
@@ -170,16 +234,28 @@ def load_baseline(path=BASELINE):
         return {}
 
 
+def baseline_key(res):
+    """The baseline entry a result is compared with: its OpenSSL version,
+    prefixed by the flavour but for the system one (whose entries predate
+    flavours). The bundled core is compiled otherwise (TB_OPENSSL_PRIVATE)
+    and its OpenSSL configured otherwise than a distribution's, so a host
+    libssl of the same version must not meet its counts."""
+    flavour = res.get("flavour", "system")
+    return res["openssl"] if flavour == "system" else f"{flavour} {res['openssl']}"
+
+
 def compare(res, baselines):
-    """Each tlsbridge count against the baseline for this OpenSSL: status OK,
-    FAIL (above +5%), or NOT RUN (no baseline for this build) with why."""
-    base = baselines.get(res["openssl"])
+    """Each tlsbridge count against the baseline for this flavour and
+    OpenSSL: status OK, FAIL (above +5%), or NOT RUN (no baseline for this
+    build) with why."""
+    key = baseline_key(res)
+    base = baselines.get(key)
     if not base:
         have = ", ".join(sorted(baselines)) or "none"
-        return {"status": "NOT RUN", "why": f"no baseline for {res['openssl']} (baselines exist for: {have}); "
+        return {"status": "NOT RUN", "why": f"no baseline for {key} (baselines exist for: {have}); "
                                             f"counts depend on the libssl build"}
     if base.get("cpu") != res["cpu"]:
-        return {"status": "NOT RUN", "why": f"the baseline for {res['openssl']} was taken with CPU features "
+        return {"status": "NOT RUN", "why": f"the baseline for {key} was taken with CPU features "
                                             f"'{base.get('cpu')}', this run sees '{res['cpu']}' (OpenSSL takes "
                                             f"other code paths)"}
     rows, fail = {}, False
@@ -219,42 +295,49 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "target", "native"))
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "icount"))
+    ap.add_argument("--flavour", choices=["all"] + list(FLAVOURS), default="all",
+                    help="which flavour's core to count (default all: what scripts/test and scripts/bench count)")
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--pairs", type=int, default=PAIRS)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--update-baseline", action="store_true",
-                    help="write this run's counts as the baseline for the running OpenSSL")
-    ap.add_argument("--json")
+                    help="write this run's counts as the baseline for each counted flavour's OpenSSL")
+    ap.add_argument("--json", help="write the results here, keyed by flavour")
     o = ap.parse_args(argv)
-    try:
-        res = measure(os.path.abspath(o.build_dir), os.path.abspath(o.out), o.runs, o.pairs)
-    except Unavailable as e:
-        print(f"NOT AVAILABLE: {e}")
-        return 2
-    print(f"OpenSSL: {res['openssl']}; CPU features (as valgrind shows them): {res['cpu']}")
-    print(f"{res['runs']} callgrind runs, {res['pairs']} pairs per region; largest difference between runs "
-          f"{res['spread']:.4%}")
-    print("\n".join(table(res)))
-    b = res["baseline"]
-    if b["status"] == "NOT RUN":
-        print(f"\nNOT RUN: baseline comparison: {b['why']}")
-    else:
-        print(f"\nbaseline of {b['taken']}: {b['status']}")
+    flavours = tuple(FLAVOURS) if o.flavour == "all" else (o.flavour,)
+    results = measure_all(os.path.abspath(o.build_dir), os.path.abspath(o.out), o.runs, o.pairs, flavours)
+    rc, baselines = 0, load_baseline()
+    for f, res in results.items():
+        print(f"== {FLAVOURS[f]}")
+        if not res["ok"]:
+            print(("NOT AVAILABLE: " if res.get("not_available") else "FAILED: ") + res["reason"] + "\n")
+            rc = rc if res.get("not_available") else 1
+            continue
+        print(f"OpenSSL: {res['openssl']}; CPU features (as valgrind shows them): {res['cpu']}")
+        print(f"{res['runs']} callgrind runs, {res['pairs']} pairs per region; largest difference between runs "
+              f"{res['spread']:.4%}")
+        print("\n".join(table(res)))
+        b = res["baseline"]
+        if b["status"] == "NOT RUN":
+            print(f"\nNOT RUN: baseline comparison: {b['why']}\n")
+        else:
+            print(f"\nbaseline of {b['taken']}: {b['status']}\n")
+        if o.update_baseline:
+            import datetime
+            baselines[baseline_key(res)] = {"cpu": res["cpu"], "pairs": res["pairs"],
+                                            "taken": datetime.date.today().isoformat(), "ops": res["ops"]}
+            with open(BASELINE, "w") as fh:
+                json.dump(baselines, fh, indent=1, sort_keys=True)
+                fh.write("\n")
+            print(f"baseline for {baseline_key(res)} written to {os.path.relpath(BASELINE, ROOT)}\n")
+        if o.check and (b["status"] == "FAIL" or res["spread"] >= REPRODUCE):
+            rc = 1
     if o.json:
-        with open(o.json, "w") as f:
-            json.dump(res, f, indent=1)
-    if o.update_baseline:
-        import datetime
-        all_b = load_baseline()
-        all_b[res["openssl"]] = {"cpu": res["cpu"], "pairs": res["pairs"],
-                                 "taken": datetime.date.today().isoformat(), "ops": res["ops"]}
-        with open(BASELINE, "w") as f:
-            json.dump(all_b, f, indent=1, sort_keys=True)
-            f.write("\n")
-        print(f"baseline for {res['openssl']} written to {os.path.relpath(BASELINE, ROOT)}")
-    if o.check and (b["status"] == "FAIL" or res["spread"] >= REPRODUCE):
-        return 1
-    return 0
+        with open(o.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+    if all(r.get("not_available") for r in results.values()):
+        return 2
+    return rc
 
 
 if __name__ == "__main__":

@@ -109,7 +109,7 @@ def build(opts):
 # (wrk / siege), the probe's attach and calibration, a profile's perf
 # start, jcmd and perf script.
 COST = {"start": 1.5, "stop": 2.0, "wrk": 0.1, "siege": 0.1, "probe": 0.6, "profile": 2.0,
-        "jmh_full": 250.0, "jmh_quick": 25.0, "jmh_profile": 12.0, "icount": 15.0, "syscalls": 100.0}
+        "jmh_full": 250.0, "jmh_quick": 25.0, "jmh_profile": 12.0, "icount": 30.0, "syscalls": 100.0}
 # measured per JVM cell in the full run of 2026-12-04 19:57 (warm_windows)
 WARM_WINDOWS = {"keepalive": 25, "newconn": 34, "resumed": 15}
 # profiles a full run takes at most (its --profile-max): the four always

@@ -41,6 +41,7 @@ fi
 python3 - "$OUT" "$RC" "$ELAPSED" "$VP" "$VF" <<'PY'
 import glob, json, os, sys
 sys.path.insert(0, "bench/runner")
+import icount  # noqa: E402  (its FLAVOURS name the report's tables)
 import syscalls  # noqa: E402  (its total() is what the report counts)
 out, rc, elapsed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 passed, failed = int(sys.argv[4]), int(sys.argv[5])  # tests/bench/verdicts.py
@@ -138,8 +139,9 @@ if not ic.get("ok"):
     print(f"     NOT AVAILABLE: instruction counts: {ic.get('reason')}")
     check("instruction counts named NOT AVAILABLE in report.md", "instruction counts" in text and "NOT AVAILABLE" in text)
 else:
-    check("report.md has the instruction counts (tlsbridge vs OpenSSL floor)",
-          "## Instruction counts of the engine core" in text and "1 KiB wrap+unwrap pair" in text)
+    check("report.md has the instruction counts (tlsbridge vs OpenSSL floor) of each flavour",
+          "## Instruction counts of the engine core" in text and "1 KiB wrap+unwrap pair" in text
+          and all(f"### {icount.FLAVOURS[f]}" in text for f in ic["flavours"]))
 navail = r.get("not_available", [])
 check("unavailable variants are named in report.md",
       all(x["what"] in text for x in navail) and (not navail or "NOT AVAILABLE" in text))
