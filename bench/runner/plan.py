@@ -113,7 +113,9 @@ COST = {"start": 1.5, "stop": 2.0, "wrk": 0.1, "siege": 0.1, "probe": 0.6, "prof
 # measured per JVM cell in the full run of 2026-12-04 19:57 (warm_windows)
 WARM_WINDOWS = {"keepalive": 25, "newconn": 34, "resumed": 15}
 # profiles a full run takes at most (its --profile-max): the four always
-# taken plus the cells of the missed targets, item 1's first
+# taken plus the cells of the missed targets, item 1's first; a MISS's own
+# cells go past it (the 2026-12-05 run would have taken 4 more, ~5 s each,
+# which the estimate leaves out)
 FULL_PROFILES = 20
 # item-1 comparisons a full run pairs after their same-run medians missed
 # (its --repair-max; the run's first misses take them): 6 x 7 pairs of 2 s

@@ -496,5 +496,37 @@ def tax_estimate():
 trying("the estimate counts the tax pairs (full: 5 taxes, quick: the primary suite's 2)", tax_estimate)
 trying("the estimate reserves the repair budget's worst case (full: 6 new-connection pairings), quick none",
        repair_estimate)
+
+
+def miss_past_cap():
+    """With the profile cap spent, a MISS's cells are still profiled; a
+    NOISY target's are not (perf itself stubbed out)."""
+    taken = []
+    saved = (bench.perfprof.record, report.targets, dict(bench.PHASES))
+    bench.perfprof.record = lambda perf, h, java, sec, drive, d, tag: (taken.append(h.variant.name) or
+                                                                       {"ok": False, "error": "stub"})
+    here = ("newconn", 1024, "t12-ec-aes128")
+    report.targets = lambda results: [{"status": "MISS", "cells": [("tomcat-tlsbridge",) + here]},
+                                      {"status": "NOISY", "median_status": "MISS", "cells": [("bss-tlsbridge",) + here]}]
+    bench.PHASES["perf profile one"] = (0.0, 20)
+    try:
+        class Handle:  # what profile_cell reads of a server handle
+            def __init__(self, name):
+                self.variant = types.SimpleNamespace(name=name, jdk=None)
+                self.proc = types.SimpleNamespace(alive=lambda: True)
+        hs = [Handle("tomcat-tlsbridge"), Handle("bss-tlsbridge")]
+        cells = {h: {"reps": [{}]} for h in hs}
+        bench.profile_cell({}, cells, types.SimpleNamespace(perf="perf", java={}),
+                           types.SimpleNamespace(suite=types.SimpleNamespace(key=here[2])), here[0], here[1],
+                           types.SimpleNamespace(profile="miss", profile_max=20, profile_seconds=1), "/nonexistent")
+        skipped = cells[hs[1]].get("profile", {}).get("error", "")
+    finally:
+        bench.perfprof.record, report.targets = saved[0], saved[1]
+        bench.PHASES.clear()
+        bench.PHASES.update(saved[2])
+    return taken == ["tomcat-tlsbridge"] and skipped.startswith("not taken"), (taken, skipped)
+
+
+trying("a MISS's cells are profiled past --profile-max, a NOISY target's are not", miss_past_cap)
 print(f"VERDICTS {passed} {failed}")
 sys.exit(1 if failed else 0)
