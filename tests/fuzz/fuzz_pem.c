@@ -15,6 +15,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* every loader leaves OpenSSL's error queue empty, failing or not (tb_err_reset_shared) */
+static void queue_empty(void) {
+  if (ERR_peek_error() != 0)
+    abort();
+}
+
 static void from_der(const uint8_t *p, size_t n) {
   size_t cut = n ? (size_t)p[0] * n / 256 : 0;
   const uint8_t *certs[1];
@@ -29,8 +35,7 @@ static void from_der(const uint8_t *p, size_t n) {
   certs[0] = p + cut;
   lens[0] = n - cut;
   tb_keymat_free(tb_keymat_from_der(p, cut, certs, lens, 1, &err));
-  if (ERR_peek_error() != 0)
-    abort(); /* a loader leaves OpenSSL's error queue empty (tb_err_reset_shared) */
+  queue_empty();
 }
 
 static void from_pem(int fd, const char *password) {
@@ -42,8 +47,7 @@ static void from_pem(int fd, const char *password) {
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   if (tb_pem_read_key(path, password, &key, &keylen, &err) == 0 && keylen == 0)
     abort(); /* success must hand back a key */
-  if (ERR_peek_error() != 0)
-    abort(); /* a loader leaves OpenSSL's error queue empty (tb_err_reset_shared) */
+  queue_empty();
   if (tb_pem_read_certs(path, &certs, &err) == 0) {
     if (certs.n < 1)
       abort();
@@ -55,8 +59,7 @@ static void from_pem(int fd, const char *password) {
     tb_der_list_free(&certs);
   }
   tb_pem_key_free(key, keylen);
-  if (ERR_peek_error() != 0)
-    abort();
+  queue_empty();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -141,6 +141,23 @@ for impl in TLSBridge SunJSSE; do
     fi
   done
 
+  # the server's own head parser: two pipelined requests in one record, a HEAD (no body) and a GET
+  # whose "Connection: close" comes in mixed case with spaces, answered in order, then closed
+  # (a server that kept the connection would leave s_client waiting until the timeout)
+  printf 'HEAD / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\ncOnNeCtIoN:  Close \r\n\r\n' |
+    timeout 10 openssl s_client -connect "127.0.0.1:$B_PORT" -tls1_3 -quiet >"$WORK/pipelined" 2>/dev/null
+  closed=$? # 124: timeout had to end it
+  r=$(tr -d '\r' <"$WORK/pipelined")
+  if [[ $closed != 124 && $(grep -c '^HTTP/1.1 200 OK$' <<<"$r") == 2 && $(grep -c '^Connection: keep-alive$' <<<"$r") == 1 &&
+        $(grep -c '^Connection: close$' <<<"$r") == 1 && $(tail -1 <<<"$r") == "$(expected_body 1024)" ]]; then
+    ok "$impl: pipelined HEAD then GET with Connection: close"
+  else
+    bad "$impl: pipelined HEAD then GET with Connection: close" "exit $closed: $(tr '\n' '|' <<<"${r:0:200}")"
+  fi
+  r=$(printf 'GET  / HTTP/1.1\r\n\r\n' | timeout 10 openssl s_client -connect "127.0.0.1:$B_PORT" -tls1_3 -quiet \
+    2>/dev/null)
+  [[ -z $r ]] && ok "$impl: a bad request line is closed without a reply" || bad "$impl: bad request line" "${r:0:80}"
+
   read -r fd0 th0 cn0 _ errs0 < <(stats)
   t0=$(date +%s.%N)
   timeout 180 siege -R "$WORK/siegerc" -c 500 -r 2 -b "https://127.0.0.1:$B_PORT/" \

@@ -15,7 +15,6 @@ import java.security.KeyStore;
 import java.security.Provider;
 import java.security.Security;
 import java.util.Arrays;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.KeyManagerFactory;
@@ -121,13 +120,16 @@ public final class BenchmarkSSLSocket {
             this.in = in;
         }
 
-        String head() throws IOException {
+        /**
+         * Reads until buf[start, returned index) is a whole request head (the
+         * blank line excluded); -1 at end of stream before any byte. The
+         * caller parses it in place, then calls {@link #consumeHead}.
+         */
+        int head() throws IOException {
             for (;;) {
                 int blank = find();
                 if (blank >= 0) {
-                    String h = new String(buf, start, blank - start, StandardCharsets.ISO_8859_1);
-                    start = blank + 4;
-                    return h;
+                    return blank;
                 }
                 if (end - start >= MAX_HEAD) {
                     throw new IOException("request head too large");
@@ -136,9 +138,13 @@ public final class BenchmarkSSLSocket {
                     if (end > start) {
                         throw new IOException("connection closed inside a request head");
                     }
-                    return null;
+                    return -1;
                 }
             }
+        }
+
+        void consumeHead(int blank) {
+            start = blank + 4;
         }
 
         private int find() {
@@ -179,6 +185,163 @@ public final class BenchmarkSSLSocket {
         }
     }
 
+    /**
+     * What the server needs of a request head, parsed in place from the
+     * reader's bytes: the request line (three fields, HTTP/1.x), Content-Length,
+     * Connection, and a refusal of Transfer-Encoding. Bytes, not Strings and
+     * regular expressions: the server's own work per request should stay small
+     * beside the TLS it is there to measure (nginx parses its heads this way).
+     */
+    private static final class Request {
+        private static final byte[] CONTENT_LENGTH = ascii("content-length");
+        private static final byte[] CONNECTION = ascii("connection");
+        private static final byte[] TRANSFER_ENCODING = ascii("transfer-encoding");
+        private static final byte[] CLOSE = ascii("close");
+        private static final byte[] KEEP_ALIVE = ascii("keep-alive");
+        private static final byte[] HTTP1 = ascii("HTTP/1.");
+        private static final byte[] HTTP11 = ascii("HTTP/1.1");
+        private static final byte[] HEAD = ascii("HEAD");
+
+        long length;
+        boolean http11;
+        boolean headOnly;
+        boolean connectionClose;
+        boolean connectionKeepAlive;
+
+        private static byte[] ascii(String s) {
+            return s.getBytes(StandardCharsets.US_ASCII);
+        }
+
+        void parse(byte[] b, int from, int to) throws IOException {
+            length = 0;
+            connectionClose = false;
+            connectionKeepAlive = false;
+            int eol = lineEnd(b, from, to);
+            requestLine(b, from, eol);
+            for (int i = eol + 2; i < to; i = eol + 2) {
+                eol = lineEnd(b, i, to);
+                header(b, i, eol);
+            }
+        }
+
+        private static int lineEnd(byte[] b, int from, int to) {
+            for (int i = from; i + 1 < to; i++) {
+                if (b[i] == '\r' && b[i + 1] == '\n') {
+                    return i;
+                }
+            }
+            return to;
+        }
+
+        private void requestLine(byte[] b, int from, int to) throws IOException {
+            int sp1 = indexOf(b, from, to, (byte) ' ');
+            int sp2 = sp1 < 0 ? -1 : indexOf(b, sp1 + 1, to, (byte) ' ');
+            if (sp1 <= from || sp2 <= sp1 + 1 || sp2 + 1 >= to || indexOf(b, sp2 + 1, to, (byte) ' ') >= 0
+                    || !startsWith(b, sp2 + 1, to, HTTP1)) {
+                throw new IOException("bad request line: "
+                        + new String(b, from, to - from, StandardCharsets.ISO_8859_1));
+            }
+            http11 = to - (sp2 + 1) == HTTP11.length && startsWith(b, sp2 + 1, to, HTTP11);
+            headOnly = sp1 - from == HEAD.length && startsWith(b, from, sp1, HEAD);
+        }
+
+        private void header(byte[] b, int from, int to) throws IOException {
+            int c = indexOf(b, from, to, (byte) ':');
+            if (c <= from) {
+                return;
+            }
+            int ns = trimStart(b, from, c);
+            int ne = trimEnd(b, ns, c);
+            int vs = trimStart(b, c + 1, to);
+            int ve = trimEnd(b, vs, to);
+            if (equalsIgnoreCase(b, ns, ne, CONTENT_LENGTH)) {
+                length = number(b, vs, ve);
+            } else if (equalsIgnoreCase(b, ns, ne, CONNECTION)) {
+                connectionClose = containsIgnoreCase(b, vs, ve, CLOSE);
+                connectionKeepAlive = containsIgnoreCase(b, vs, ve, KEEP_ALIVE);
+            } else if (equalsIgnoreCase(b, ns, ne, TRANSFER_ENCODING)) {
+                throw new IOException("chunked request bodies are not supported");
+            }
+        }
+
+        private static long number(byte[] b, int from, int to) throws IOException {
+            if (from == to || to - from > 18) {
+                throw new IOException("bad Content-Length");
+            }
+            long n = 0;
+            for (int i = from; i < to; i++) {
+                int d = b[i] - '0';
+                if (d < 0 || d > 9) {
+                    throw new IOException("bad Content-Length");
+                }
+                n = n * 10 + d;
+            }
+            return n;
+        }
+
+        private static int indexOf(byte[] b, int from, int to, byte x) {
+            for (int i = from; i < to; i++) {
+                if (b[i] == x) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        private static int trimStart(byte[] b, int from, int to) {
+            while (from < to && (b[from] == ' ' || b[from] == '\t')) {
+                from++;
+            }
+            return from;
+        }
+
+        private static int trimEnd(byte[] b, int from, int to) {
+            while (to > from && (b[to - 1] == ' ' || b[to - 1] == '\t')) {
+                to--;
+            }
+            return to;
+        }
+
+        private static boolean startsWith(byte[] b, int from, int to, byte[] p) {
+            if (to - from < p.length) {
+                return false;
+            }
+            for (int i = 0; i < p.length; i++) {
+                if (b[from + i] != p[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** p is lower case ASCII. */
+        private static boolean equalsIgnoreCase(byte[] b, int from, int to, byte[] p) {
+            return to - from == p.length && regionIgnoreCase(b, from, p);
+        }
+
+        private static boolean containsIgnoreCase(byte[] b, int from, int to, byte[] p) {
+            for (int i = from; i + p.length <= to; i++) {
+                if (regionIgnoreCase(b, i, p)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private static boolean regionIgnoreCase(byte[] b, int at, byte[] p) {
+            for (int i = 0; i < p.length; i++) {
+                int x = b[at + i];
+                if (x >= 'A' && x <= 'Z') {
+                    x += 'a' - 'A';
+                }
+                if (x != p[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     private static boolean sampled(long id) {
         if (id == 1 || id % SAMPLE_EVERY == 0) {
             LAST_SAMPLE.set(System.nanoTime());
@@ -212,35 +375,14 @@ public final class BenchmarkSSLSocket {
             }
             Reader r = new Reader(s.getInputStream());
             OutputStream out = s.getOutputStream();
-            String head;
-            while ((head = r.head()) != null) {
-                String[] lines = head.split("\r\n");
-                String[] req = lines[0].split(" ");
-                if (req.length != 3 || !req[2].startsWith("HTTP/1.")) {
-                    throw new IOException("bad request line: " + lines[0]);
-                }
-                long length = 0;
-                String connection = "";
-                for (int i = 1; i < lines.length; i++) {
-                    int c = lines[i].indexOf(':');
-                    if (c <= 0) {
-                        continue;
-                    }
-                    String name = lines[i].substring(0, c).trim().toLowerCase(Locale.ROOT);
-                    String value = lines[i].substring(c + 1).trim();
-                    if (name.equals("content-length")) {
-                        length = Long.parseLong(value);
-                    } else if (name.equals("connection")) {
-                        connection = value.toLowerCase(Locale.ROOT);
-                    } else if (name.equals("transfer-encoding")) {
-                        throw new IOException("chunked request bodies are not supported");
-                    }
-                }
-                r.skip(length);
-                boolean keep = req[2].equals("HTTP/1.1") ? !connection.contains("close")
-                        : connection.contains("keep-alive");
-                boolean headOnly = req[0].equals("HEAD");
-                out.write(headOnly ? (keep ? keepHead : closeHead) : (keep ? keepReply : closeReply));
+            Request q = new Request();
+            int blank;
+            while ((blank = r.head()) >= 0) {
+                q.parse(r.buf, r.start, blank);
+                r.consumeHead(blank);
+                r.skip(q.length);
+                boolean keep = q.http11 ? !q.connectionClose : q.connectionKeepAlive;
+                out.write(q.headOnly ? (keep ? keepHead : closeHead) : (keep ? keepReply : closeReply));
                 out.flush();
                 SERVED.incrementAndGet();
                 if (!keep) {
