@@ -241,8 +241,8 @@ public final class BenchmarkSSLSocket {
                 throw new IOException("bad request line: "
                         + new String(b, from, to - from, StandardCharsets.ISO_8859_1));
             }
-            http11 = to - (sp2 + 1) == HTTP11.length && startsWith(b, sp2 + 1, to, HTTP11);
-            headOnly = sp1 - from == HEAD.length && startsWith(b, from, sp1, HEAD);
+            http11 = Arrays.equals(b, sp2 + 1, to, HTTP11, 0, HTTP11.length);
+            headOnly = Arrays.equals(b, from, sp1, HEAD, 0, HEAD.length);
         }
 
         private void header(byte[] b, int from, int to) throws IOException {
@@ -303,15 +303,7 @@ public final class BenchmarkSSLSocket {
         }
 
         private static boolean startsWith(byte[] b, int from, int to, byte[] p) {
-            if (to - from < p.length) {
-                return false;
-            }
-            for (int i = 0; i < p.length; i++) {
-                if (b[from + i] != p[i]) {
-                    return false;
-                }
-            }
-            return true;
+            return to - from >= p.length && Arrays.equals(b, from, from + p.length, p, 0, p.length);
         }
 
         /** p is lower case ASCII. */
