@@ -1,19 +1,34 @@
 /* A BIO that reads ciphertext straight out of, and writes it straight into,
  * the caller's memory (a direct ByteBuffer or a pinned array): the only
  * copies are OpenSSL's own, into and out of its record buffer. Bytes written
- * while no output window is open go to a small per-engine spill queue. */
+ * while no output window is open go to a small per-engine spill queue. Once
+ * OpenSSL hands it the sending keys (seal.c), it is given plaintext and
+ * seals each record into the window or the queue itself. */
 #include "tb.h"
 #include "tb_alloc.h"
+#include "seal.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The kTLS controls libssl sends a BIO (OpenSSL's include/internal/bio.h;
+ * bio.h keeps the numbers reserved). GET_KTLS_SEND is public. */
+#define TB_BIO_CTRL_SET_KTLS 72
+#define TB_BIO_CTRL_SET_KTLS_TX_SEND_CTRL_MSG 74
+#define TB_BIO_CTRL_CLEAR_KTLS_TX_CTRL_MSG 75
+#ifndef BIO_CTRL_GET_KTLS_SEND
+#define BIO_CTRL_GET_KTLS_SEND 73
+#endif
+
 static BIO_METHOD *tb_method;
 static pthread_once_t tb_method_once = PTHREAD_ONCE_INIT;
 
-static int spill_append(tb_io *io, const uint8_t *p, size_t n) {
+/* n bytes at the end of the queue, counted in it; NULL when it would pass
+ * TB_SPILL_LIMIT or memory runs out (spill_failed says so). */
+static uint8_t *spill_reserve(tb_io *io, size_t n) {
   size_t need;
+  uint8_t *at;
   if (io->spill_off > 0 && io->spill_len > 0 && io->spill_off + io->spill_len + n > io->spill_cap) {
     memmove(io->spill, io->spill + io->spill_off, io->spill_len);
     io->spill_off = 0;
@@ -23,7 +38,7 @@ static int spill_append(tb_io *io, const uint8_t *p, size_t n) {
   need = io->spill_off + io->spill_len + n;
   if (need > TB_SPILL_LIMIT) {
     io->spill_failed = 1;
-    return 0;
+    return NULL;
   }
   if (need > io->spill_cap) {
     size_t cap = io->spill_cap ? io->spill_cap : 4096;
@@ -33,13 +48,21 @@ static int spill_append(tb_io *io, const uint8_t *p, size_t n) {
     nb = tb_realloc(io->spill, cap);
     if (!nb) {
       io->spill_failed = 1;
-      return 0;
+      return NULL;
     }
     io->spill = nb;
     io->spill_cap = cap;
   }
-  memcpy(io->spill + io->spill_off + io->spill_len, p, n);
+  at = io->spill + io->spill_off + io->spill_len;
   io->spill_len += n;
+  return at;
+}
+
+static int spill_append(tb_io *io, const uint8_t *p, size_t n) {
+  uint8_t *at = spill_reserve(io, n);
+  if (!at)
+    return 0;
+  memcpy(at, p, n);
   return 1;
 }
 
@@ -88,9 +111,44 @@ size_t tb_io_drain_records(tb_io *io) {
 }
 
 void tb_io_free(tb_io *io) {
+  tb_seal_free(io->seal);
+  io->seal = NULL;
   free(io->spill);
   io->spill = NULL;
   io->spill_cap = io->spill_len = io->spill_off = 0;
+}
+
+static int overlaps(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+  return a < b + bn && b < a + an;
+}
+
+/* One record's plaintext, sealed whole into the window when it fits there
+ * (and the queue is empty, to keep the order), else into the queue. Never a
+ * retry: OpenSSL 3.5 would retry a refused write from the buffer it first
+ * passed, which a caller may have moved since. A record whose plaintext
+ * shares memory with the window is sealed into the queue: sealing in place
+ * at an offset would overwrite plaintext not read yet. */
+static int seal_write(tb_io *io, const uint8_t *p, size_t n) {
+  size_t len = tb_seal_len(n);
+  int queued = 1;
+  uint8_t *at;
+  if (io->spill_len == 0 && io->out && io->out_cap - io->out_pos >= len &&
+      !overlaps(p, n, io->out + io->out_pos, len)) {
+    at = io->out + io->out_pos;
+    io->out_pos += len;
+    queued = 0;
+  } else if (!(at = spill_reserve(io, len))) {
+    return -1;
+  }
+  if (!tb_seal_record(io->seal, p, n, at)) {
+    if (queued)
+      io->spill_len -= len;
+    else
+      io->out_pos -= len;
+    return -1;
+  }
+  io->written += len;
+  return (int)n;
 }
 
 static int bio_write(BIO *b, const char *data, int len) {
@@ -100,6 +158,8 @@ static int bio_write(BIO *b, const char *data, int len) {
   BIO_clear_retry_flags(b);
   if (!io || len < 0)
     return -1;
+  if (io->seal)
+    return seal_write(io, p, n);
   /* Order matters: once anything is queued, later bytes queue behind it. */
   if (io->spill_len == 0 && io->out) {
     size_t room = io->out_cap - io->out_pos;
@@ -143,6 +203,16 @@ static long bio_ctrl(BIO *b, int cmd, long num, void *ptr) {
     return BIO_get_shutdown(b);
   case BIO_CTRL_SET_CLOSE:
     BIO_set_shutdown(b, (int)num);
+    return 1;
+  case TB_BIO_CTRL_SET_KTLS:
+    return io ? tb_seal_set_key(&io->seal, num, ptr) : 0;
+  case BIO_CTRL_GET_KTLS_SEND:
+    return io && io->seal;
+  case TB_BIO_CTRL_SET_KTLS_TX_SEND_CTRL_MSG:
+    tb_seal_set_type(io ? io->seal : NULL, (int)num);
+    return 1;
+  case TB_BIO_CTRL_CLEAR_KTLS_TX_CTRL_MSG:
+    tb_seal_set_type(io ? io->seal : NULL, 23);
     return 1;
   default:
     return 0;

@@ -77,6 +77,7 @@ typedef struct tb_io {
   size_t spill_off, spill_len, spill_cap;
   int spill_failed;
   uint64_t written;                  /* every byte OpenSSL wrote, for stats */
+  struct tb_seal *seal;              /* sending keys OpenSSL handed over (seal.c), or NULL */
 } tb_io;
 
 typedef struct tb_engine {

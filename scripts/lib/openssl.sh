@@ -22,7 +22,11 @@ TB_CACHE=${TB_CACHE:-/var/cache/tlsbridge}
 # Configure options common to every build: static only (the crate's sources
 # are trimmed for that: no util/mkdef.pl, so no shared build), no loadable
 # modules or legacy provider, no docs or test programs to keep the build short.
-TB_OSSL_OPTIONS=(no-shared no-module no-legacy no-tests no-docs no-comp no-zlib -fPIC)
+# enable-ktls compiles in libssl's kTLS record method, through which the
+# engine's BIO takes the application traffic keys and seals records itself
+# (native/core/seal.c); it costs nothing where a BIO declines the keys, and
+# OpenSSL's own socket BIO uses it only with SSL_OP_ENABLE_KTLS.
+TB_OSSL_OPTIONS=(no-shared no-module no-legacy no-tests no-docs no-comp no-zlib enable-ktls -fPIC)
 # Where the library looks for openssl.cnf (unless OPENSSL_CONF says): OpenSSL's
 # own default rather than a path in the build cache, so the bundled flavour
 # does not read the distribution's configuration written for its own libssl.
@@ -44,6 +48,20 @@ tb_openssl_dir() {
   echo "$TB_CACHE/openssl/$v-${2:-$(uname -m)}"
 }
 
+# _tb_openssl_opts SERIES ARCH -> prints the Configure options of that build.
+_tb_openssl_opts() {
+  local opts=("${TB_OSSL_OPTIONS[@]}")
+  # The apps (s_server, s_client) are what the interop tests talk to: the
+  # host's 3.5 is enough. Every other build is libraries and headers only.
+  [[ $1 == 3.5 && $2 == "$(uname -m)" ]] || opts+=(no-apps)
+  echo "${opts[*]}"
+}
+
+# _tb_openssl_cached DIR SERIES ARCH: a finished build made with today's options.
+_tb_openssl_cached() {
+  [[ -f $1/BUILD-INFO ]] && grep -qxF "options=$(_tb_openssl_opts "$2" "$3")" "$1/BUILD-INFO"
+}
+
 # tb_openssl SERIES [ARCH]: builds the series for ARCH (default: the host's;
 # else aarch64, cross-compiled) if it is not cached; prints the cache
 # directory on stdout (the build's progress goes to stderr and its output to
@@ -53,7 +71,7 @@ tb_openssl() {
   read -r cv v < <(tb_openssl_crate "$series") || return 1
   [[ $arch == "$(uname -m)" || $arch == aarch64 ]] || die "no cross build of OpenSSL for '$arch' (only aarch64)"
   dir=$(tb_openssl_dir "$series" "$arch")
-  if [[ -f $dir/BUILD-INFO ]]; then
+  if _tb_openssl_cached "$dir" "$series" "$arch"; then
     echo "$dir"
     return 0
   fi
@@ -62,7 +80,7 @@ tb_openssl() {
   local lock
   exec {lock}>"$dir.lock"
   flock "$lock"
-  if [[ -f $dir/BUILD-INFO ]]; then
+  if _tb_openssl_cached "$dir" "$series" "$arch"; then
     exec {lock}>&-
     echo "$dir"
     return 0
@@ -97,19 +115,16 @@ _tb_openssl_build() (
   mkdir -p "$tmp/vendor" && tar xzf "$tmp/src.crate" -C "$tmp/vendor" && rm -f "$tmp/src.crate" || return 1
   src=$tmp/vendor/openssl-src-$cv/openssl
   [[ -x $src/Configure ]] || { echo "no Configure in $src"; return 1; }
-  opts=("${TB_OSSL_OPTIONS[@]}")
+  read -r -a opts < <(_tb_openssl_opts "$series" "$arch")
   if [[ $arch != "$(uname -m)" ]]; then
     cc=aarch64-linux-gnu-gcc
     target=(linux-aarch64 --cross-compile-prefix=aarch64-linux-gnu-)
   fi
-  # The apps (s_server, s_client) are what the interop tests talk to: the
-  # host's 3.5 is enough. Every other build is libraries and headers only
-  # (build_libs and install_dev skip the programs).
-  if [[ $series == 3.5 && $arch == "$(uname -m)" ]]; then
-    build=build_sw install=install_sw
-  else
-    opts+=(no-apps)
+  # Without the apps, build_libs and install_dev skip the programs.
+  if [[ " ${opts[*]} " == *" no-apps "* ]]; then
     build=build_libs install=install_dev
+  else
+    build=build_sw install=install_sw
   fi
   mkdir -p "$tmp/build" &&
     (cd "$tmp/build" && perl "$src/Configure" "${target[@]}" "${opts[@]}" --prefix="$dir" --libdir=lib --openssldir="$TB_OSSL_DIR" &&

@@ -290,10 +290,11 @@ static void test_closed_out_sheds(int version) {
   CHECK(p.server->io.spill != NULL); /* the close_notify waits there */
   CHECK(tb_engine_wrap(p.server, NULL, 0, rec, sizeof rec, &r) == 0);
   CHECK(r.status == TB_CLOSED && r.produced > 0);
-  /* The queue and at least OpenSSL's read buffer (~16.7 KB) went back;
-   * 3.5 holds no write buffer between TLS 1.3 writes, 3.0 gives back both. */
+  /* The queue and OpenSSL's record buffer (~16.7 KB) went back. Where the
+   * BIO seals (seal.c), OpenSSL made no write buffer in the first place
+   * (held was ~21 KB lower), so the queue is what is left to give back. */
   if (held >= 0)
-    CHECK(held - heap_in_use() > (long)(queue + TB_MAX_PLAINTEXT));
+    CHECK(held - heap_in_use() > (long)(queue + (p.server->io.seal ? 0 : TB_MAX_PLAINTEXT)));
   CHECK(p.server->io.spill == NULL && p.server->io.spill_cap == 0);
   CHECK(p.server->alpn_accept == NULL && p.server->alpn_accept_len == 0);
 
