@@ -12,6 +12,7 @@
  * safe: OpenSSL then keeps its own record layer for that key. */
 #include "seal.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -103,41 +104,39 @@ int tb_seal_supported(void) {
   return v == 0x305 || v == 0x400;
 }
 
+/* Where each suite's fields sit in the kernel's crypto_info for it. */
+#define LAYOUT(cipher_type, evp_name, st)                                                    \
+  {cipher_type, evp_name, sizeof(st), offsetof(st, key), sizeof(((st *)0)->key),             \
+   offsetof(st, salt), sizeof(((st *)0)->salt), offsetof(st, iv), sizeof(((st *)0)->iv),     \
+   offsetof(st, rec_seq)}
+
+static const struct layout {
+  unsigned type;
+  const char *name;
+  size_t size, key, key_len, salt, salt_len, iv, iv_len, rec_seq;
+} LAYOUTS[] = {
+    LAYOUT(TLS_CIPHER_AES_GCM_128, "AES-128-GCM", struct tls12_crypto_info_aes_gcm_128),
+    LAYOUT(TLS_CIPHER_AES_GCM_256, "AES-256-GCM", struct tls12_crypto_info_aes_gcm_256),
+    LAYOUT(TLS_CIPHER_CHACHA20_POLY1305, "ChaCha20-Poly1305", struct tls12_crypto_info_chacha20_poly1305),
+};
+
 int tb_seal_set_key(tb_seal **out, long direction, const void *crypto_info) {
   const struct ossl_ktls_info *k = crypto_info;
-  const uint8_t *key, *salt, *iv, *rec_seq;
-  size_t key_len, salt_len, iv_len, want;
-  const char *name;
+  const struct layout *l = NULL;
+  const uint8_t *base = crypto_info, *rec_seq;
   EVP_CIPHER *cipher;
   tb_seal *s;
   uint64_t seq = 0;
-  int i;
+  size_t i;
   if (direction != 1 || !k || k->u.gcm128.info.version != TLS_1_3_VERSION)
     return 0;
-  switch (k->u.gcm128.info.cipher_type) {
-  case TLS_CIPHER_AES_GCM_128:
-    name = "AES-128-GCM", want = sizeof k->u.gcm128;
-    key = k->u.gcm128.key, key_len = sizeof k->u.gcm128.key;
-    salt = k->u.gcm128.salt, salt_len = sizeof k->u.gcm128.salt;
-    iv = k->u.gcm128.iv, iv_len = sizeof k->u.gcm128.iv, rec_seq = k->u.gcm128.rec_seq;
-    break;
-  case TLS_CIPHER_AES_GCM_256:
-    name = "AES-256-GCM", want = sizeof k->u.gcm256;
-    key = k->u.gcm256.key, key_len = sizeof k->u.gcm256.key;
-    salt = k->u.gcm256.salt, salt_len = sizeof k->u.gcm256.salt;
-    iv = k->u.gcm256.iv, iv_len = sizeof k->u.gcm256.iv, rec_seq = k->u.gcm256.rec_seq;
-    break;
-  case TLS_CIPHER_CHACHA20_POLY1305:
-    name = "ChaCha20-Poly1305", want = sizeof k->u.chacha;
-    key = k->u.chacha.key, key_len = sizeof k->u.chacha.key;
-    salt = NULL, salt_len = 0;
-    iv = k->u.chacha.iv, iv_len = sizeof k->u.chacha.iv, rec_seq = k->u.chacha.rec_seq;
-    break;
-  default:
-    return 0; /* AES-128-CCM: OpenSSL seals it */
-  }
-  if (k->len != want || salt_len + iv_len != NONCE_LEN)
-    return 0; /* not the layout this was written for: let OpenSSL seal */
+  for (i = 0; i < sizeof LAYOUTS / sizeof LAYOUTS[0] && !l; i++)
+    if (LAYOUTS[i].type == k->u.gcm128.info.cipher_type)
+      l = &LAYOUTS[i];
+  /* AES-128-CCM, or not the layout this was written for: OpenSSL seals */
+  if (!l || k->len != l->size || l->salt_len + l->iv_len != NONCE_LEN)
+    return 0;
+  rec_seq = base + l->rec_seq;
   for (i = 0; i < 8; i++)
     seq = seq << 8 | rec_seq[i];
   s = *out;
@@ -145,16 +144,15 @@ int tb_seal_set_key(tb_seal **out, long direction, const void *crypto_info) {
     return 0;
   if (!s->ctx && !(s->ctx = EVP_CIPHER_CTX_new()))
     goto fail;
-  cipher = EVP_CIPHER_fetch(NULL, name, NULL);
-  if (!cipher || (size_t)EVP_CIPHER_get_key_length(cipher) != key_len ||
-      EVP_EncryptInit_ex(s->ctx, cipher, NULL, key, NULL) != 1) {
+  cipher = EVP_CIPHER_fetch(NULL, l->name, NULL);
+  if (!cipher || (size_t)EVP_CIPHER_get_key_length(cipher) != l->key_len ||
+      EVP_EncryptInit_ex(s->ctx, cipher, NULL, base + l->key, NULL) != 1) {
     EVP_CIPHER_free(cipher);
     goto fail;
   }
   EVP_CIPHER_free(cipher); /* the context holds its own reference */
-  if (salt_len)
-    memcpy(s->iv, salt, salt_len);
-  memcpy(s->iv + salt_len, iv, iv_len);
+  memcpy(s->iv, base + l->salt, l->salt_len);
+  memcpy(s->iv + l->salt_len, base + l->iv, l->iv_len);
   s->seq = seq;
   s->type = 23;
   *out = s;
