@@ -212,7 +212,7 @@ static long bio_ctrl(BIO *b, int cmd, long num, void *ptr) {
     tb_seal_set_type(io ? io->seal : NULL, (int)num);
     return 1;
   case TB_BIO_CTRL_CLEAR_KTLS_TX_CTRL_MSG:
-    tb_seal_set_type(io ? io->seal : NULL, 23);
+    tb_seal_set_type(io ? io->seal : NULL, SSL3_RT_APPLICATION_DATA);
     return 1;
   default:
     return 0;

@@ -37,7 +37,7 @@ size_t tb_seal_len(size_t n) {
 
 void tb_seal_set_type(tb_seal *s, int type) {
   if (s)
-    s->type = type > 0 && type < 256 ? (uint8_t)type : 23;
+    s->type = type > 0 && type < 256 ? (uint8_t)type : SSL3_RT_APPLICATION_DATA;
 }
 
 void tb_seal_free(tb_seal *s) {
@@ -49,7 +49,7 @@ void tb_seal_free(tb_seal *s) {
 }
 
 void tb_seal_offer(SSL *ssl) {
-  if (tb_seal_supported() && !(SSL_get_options(ssl) & SSL_OP_ENABLE_KTLS))
+  if (tb_seal_supported())
     SSL_set_options(ssl, SSL_OP_ENABLE_KTLS);
 }
 
@@ -59,12 +59,12 @@ int tb_seal_record(tb_seal *s, const uint8_t *in, size_t n, uint8_t *out) {
   uint8_t *p = out + HEADER_LEN;
   uint64_t seq = s->seq;
   int i, l, ok;
-  if (n > 16384 || seq == UINT64_MAX)
+  if (n > SSL3_RT_MAX_PLAIN_LENGTH || seq == UINT64_MAX)
     return 0; /* RFC 8446 5.5: a sequence number must never wrap */
   memcpy(nonce, s->iv, NONCE_LEN);
   for (i = NONCE_LEN - 1; i >= NONCE_LEN - 8; i--, seq >>= 8)
     nonce[i] ^= (uint8_t)seq;
-  out[0] = 23, out[1] = 3, out[2] = 3, out[3] = (uint8_t)(body >> 8), out[4] = (uint8_t)body;
+  out[0] = SSL3_RT_APPLICATION_DATA, out[1] = 3, out[2] = 3, out[3] = (uint8_t)(body >> 8), out[4] = (uint8_t)body;
   ok = EVP_EncryptInit_ex(s->ctx, NULL, NULL, NULL, nonce) == 1 &&
        EVP_EncryptUpdate(s->ctx, NULL, &l, out, HEADER_LEN) == 1 &&
        (n == 0 || EVP_EncryptUpdate(s->ctx, p, &l, in, (int)n) == 1) &&
@@ -75,7 +75,7 @@ int tb_seal_record(tb_seal *s, const uint8_t *in, size_t n, uint8_t *out) {
   if (!ok)
     return 0;
   s->seq++;
-  s->type = 23;
+  s->type = SSL3_RT_APPLICATION_DATA;
   return 1;
 }
 
@@ -154,7 +154,7 @@ int tb_seal_set_key(tb_seal **out, long direction, const void *crypto_info) {
   memcpy(s->iv, base + l->salt, l->salt_len);
   memcpy(s->iv + l->salt_len, base + l->iv, l->iv_len);
   s->seq = seq;
-  s->type = 23;
+  s->type = SSL3_RT_APPLICATION_DATA;
   *out = s;
   return 1;
 fail:
