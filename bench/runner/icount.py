@@ -2,7 +2,7 @@
 """Instruction counts of the native engine core (tests/icount/icount.c under
 valgrind --tool=callgrind): a full TLS 1.3 handshake, resumed handshakes
 (TLS 1.3 ticket, TLS 1.2 ticket and session id; both ends per connection)
-and 1 KiB / 16 KiB wrap+unwrap pairs through tlsbridge's engines, against
+and 1 KiB / 16 KiB wrap+unwrap pairs (and 1 KiB over TLS 1.2) through tlsbridge's engines, against
 plain OpenSSL SSL_write/SSL_read over a BIO pair (the floor). A second
 build of the harness counts each operation's heap calls, run natively. A busy machine cannot move
 these figures; the OpenSSL build and the CPU features valgrind reports can,
@@ -39,6 +39,7 @@ LIMIT = 0.05        # a tlsbridge count more than this above the baseline fails
 REPRODUCE = 0.005   # two runs must agree within this
 # what each callgrind dump is, in report order: (operation, label)
 OPS = [("pair 1024", "1 KiB wrap+unwrap pair"), ("pair 16384", "16 KiB wrap+unwrap pair"),
+       ("pair t12 1024", "1 KiB wrap+unwrap pair, TLS 1.2 AES-128-GCM"),
        ("handshake rsa", "full TLS 1.3 handshake, RSA-2048"), ("handshake ec", "full TLS 1.3 handshake, ECDSA P-256"),
        ("resumed t13-ticket", "resumed TLS 1.3 handshake (ticket), RSA, both ends"),
        ("resumed t12-ticket", "resumed TLS 1.2 handshake (ticket), RSA, both ends"),

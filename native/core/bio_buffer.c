@@ -129,7 +129,7 @@ static int overlaps(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
  * shares memory with the window is sealed into the queue: sealing in place
  * at an offset would overwrite plaintext not read yet. */
 static int seal_write(tb_io *io, const uint8_t *p, size_t n) {
-  size_t len = tb_seal_len(n);
+  size_t len = tb_seal_len(io->seal, n);
   int queued = 1;
   uint8_t *at;
   if (io->spill_len == 0 && io->out && io->out_cap - io->out_pos >= len &&

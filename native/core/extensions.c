@@ -5,7 +5,6 @@
  * (SSL_CLIENT_HELLO_RETRY) and a delegated task answers. Also ALPN
  * selection and OCSP stapling per chosen certificate. */
 #include "tb.h"
-#include "seal.h"
 #include "tb_alloc.h"
 #include "keys.h"
 
@@ -115,19 +114,6 @@ static int save_alpn(tb_engine *e, SSL *ssl) {
   return 0;
 }
 
-static int offers_tls13(SSL *ssl) {
-  const unsigned char *p;
-  size_t len, i;
-  long max = SSL_get_max_proto_version(ssl);
-  if ((max != 0 && max < TLS1_3_VERSION) ||
-      !SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_supported_versions, &p, &len) || len < 1 || p[0] + 1u > len)
-    return 0;
-  for (i = 1; i + 1 < (size_t)p[0] + 1; i += 2)
-    if (p[i] == 0x03 && p[i + 1] == 0x04)
-      return 1;
-  return 0;
-}
-
 static int hello_cb(SSL *ssl, int *alert, void *arg) {
   tb_engine *e = tb_engine_of(ssl);
   (void)arg;
@@ -143,11 +129,6 @@ static int hello_cb(SSL *ssl, int *alert, void *arg) {
       *alert = refuse;
       return SSL_CLIENT_HELLO_ERROR;
     }
-    /* OpenSSL picks the highest version both sides allow: a client that
-     * offers TLS 1.3 to a server that allows it gets TLS 1.3, whose keys
-     * this server's flight switches to within this handshake step. */
-    if (!(e->flags & TB_F_SOCKET) && offers_tls13(ssl))
-      tb_seal_offer(ssl);
     e->hello_seen = 1;
   }
   if ((e->hello_task || e->sni_judge) && !e->hello_ready)

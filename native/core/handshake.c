@@ -3,7 +3,6 @@
  * the handshake status a JSSE caller sees after each call, and TLS 1.3
  * post-handshake client authentication. */
 #include "tb.h"
-#include "seal.h"
 #include "trace.h"
 
 #include <openssl/err.h>
@@ -79,10 +78,6 @@ static int hs_step(tb_engine *e) {
   tb_err_reset_shared();
   rc = SSL_do_handshake(e->ssl);
   tb_io_clock_add(&e->stats.ns_handshake, t0);
-  /* A client knows the version from the ServerHello, a record (and so a
-   * step) before the server's Finished brings its application keys. */
-  if ((e->flags & (TB_F_CLIENT | TB_F_SOCKET)) == TB_F_CLIENT && SSL_version(e->ssl) == TLS1_3_VERSION)
-    tb_seal_offer(e->ssl);
   if (e->io.spill_failed) {
     tb_engine_fail_msg(e, TB_ERR_SSL, "handshake output exceeds the engine's queue: the peer or caller is not draining it");
     return -1;

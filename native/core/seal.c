@@ -1,13 +1,13 @@
-/* Sealing TLS 1.3 records in the engine's BIO, through OpenSSL's kTLS
- * interface. With SSL_OP_ENABLE_KTLS, libssl offers its BIO the sending
+/* Sealing TLS 1.2 and 1.3 records in the engine's BIO, through OpenSSL's
+ * kTLS interface. With SSL_OP_ENABLE_KTLS, libssl offers its BIO the sending
  * direction's application traffic keys (BIO_CTRL_SET_KTLS, and again at
- * every KeyUpdate); a BIO that takes them is handed each record's plaintext
+ * every TLS 1.3 KeyUpdate); a BIO that takes them is handed each record's plaintext
  * from the caller's buffer instead of a sealed record, so the engine seals
  * it straight into the caller's destination: one pass over the bytes where
  * OpenSSL's record layer copies the plaintext into its write buffer, seals
  * it there, and the BIO copies the record out (docs/record-path.md).
  *
- * Only sending, only TLS 1.3, only the three AEAD suites: receiving stays
+ * Only sending, only the three AEAD ciphers: receiving stays
  * OpenSSL's, so no byte from the peer is parsed here. Declining is always
  * safe: OpenSSL then keeps its own record layer for that key. */
 #include "seal.h"
@@ -23,16 +23,20 @@
 #define TAG_LEN 16
 #define HEADER_LEN 5
 #define NONCE_LEN 12
+#define SEQ_LEN 8
 
 struct tb_seal {
   EVP_CIPHER_CTX *ctx;
   uint8_t iv[NONCE_LEN];
   uint64_t seq;
-  uint8_t type; /* the next record's content type: application data unless told */
+  uint8_t type;     /* the next record's content type: application data unless told */
+  uint8_t tls12;    /* TLS 1.2's record: outer type, AAD from the sequence (RFC 5246 6.2.3.3) */
+  uint8_t explicit; /* bytes of nonce sent before the ciphertext: 8 for TLS 1.2 GCM (RFC 5288) */
 };
 
-size_t tb_seal_len(size_t n) {
-  return HEADER_LEN + n + 1 + TAG_LEN; /* TLS 1.3: the inner type byte, the tag */
+size_t tb_seal_len(const tb_seal *s, size_t n) {
+  /* TLS 1.3 hides the content type in a byte after the plaintext */
+  return HEADER_LEN + s->explicit + n + (s->tls12 ? 0 : 1) + TAG_LEN;
 }
 
 void tb_seal_set_type(tb_seal *s, int type) {
@@ -54,23 +58,37 @@ void tb_seal_offer(SSL *ssl) {
 }
 
 int tb_seal_record(tb_seal *s, const uint8_t *in, size_t n, uint8_t *out) {
-  uint8_t nonce[NONCE_LEN];
-  size_t body = n + 1 + TAG_LEN;
-  uint8_t *p = out + HEADER_LEN;
+  uint8_t nonce[NONCE_LEN], aad12[SEQ_LEN + HEADER_LEN];
+  const uint8_t *aad = out; /* TLS 1.3: the record header */
+  size_t len = tb_seal_len(s, n) - HEADER_LEN, aad_len = HEADER_LEN;
+  size_t sealed = s->tls12 ? n : n + 1; /* TLS 1.3 seals the type byte too */
+  uint8_t *p = out + HEADER_LEN + s->explicit;
   uint64_t seq = s->seq;
   int i, l, ok;
   if (n > SSL3_RT_MAX_PLAIN_LENGTH || seq == UINT64_MAX)
     return 0; /* RFC 8446 5.5: a sequence number must never wrap */
+  /* The nonce is the IV with the sequence number XORed into its end: TLS
+   * 1.3's and ChaCha20's rule (RFC 8446 5.3, RFC 7905), and for TLS 1.2 GCM
+   * an explicit part that never repeats under the key. */
   memcpy(nonce, s->iv, NONCE_LEN);
-  for (i = NONCE_LEN - 1; i >= NONCE_LEN - 8; i--, seq >>= 8)
-    nonce[i] ^= (uint8_t)seq;
-  out[0] = SSL3_RT_APPLICATION_DATA, out[1] = 3, out[2] = 3, out[3] = (uint8_t)(body >> 8), out[4] = (uint8_t)body;
+  for (i = 0; i < SEQ_LEN; i++)
+    nonce[NONCE_LEN - 1 - i] ^= (uint8_t)(seq >> (8 * i));
+  out[0] = s->tls12 ? s->type : SSL3_RT_APPLICATION_DATA, out[1] = 3, out[2] = 3;
+  out[3] = (uint8_t)(len >> 8), out[4] = (uint8_t)len;
+  if (s->tls12) { /* sequence, type, version, plaintext length */
+    memcpy(out + HEADER_LEN, nonce + NONCE_LEN - s->explicit, s->explicit);
+    for (i = 0; i < SEQ_LEN; i++)
+      aad12[SEQ_LEN - 1 - i] = (uint8_t)(seq >> (8 * i));
+    memcpy(aad12 + SEQ_LEN, out, 3);
+    aad12[SEQ_LEN + 3] = (uint8_t)(n >> 8), aad12[SEQ_LEN + 4] = (uint8_t)n;
+    aad = aad12, aad_len += SEQ_LEN;
+  }
   ok = EVP_EncryptInit_ex(s->ctx, NULL, NULL, NULL, nonce) == 1 &&
-       EVP_EncryptUpdate(s->ctx, NULL, &l, out, HEADER_LEN) == 1 &&
+       EVP_EncryptUpdate(s->ctx, NULL, &l, aad, (int)aad_len) == 1 &&
        (n == 0 || EVP_EncryptUpdate(s->ctx, p, &l, in, (int)n) == 1) &&
-       EVP_EncryptUpdate(s->ctx, p + n, &l, &s->type, 1) == 1 &&
-       EVP_EncryptFinal_ex(s->ctx, p + n + 1, &l) == 1 &&
-       EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, p + n + 1) == 1;
+       (s->tls12 || EVP_EncryptUpdate(s->ctx, p + n, &l, &s->type, 1) == 1) &&
+       EVP_EncryptFinal_ex(s->ctx, p + sealed, &l) == 1 &&
+       EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, p + sealed) == 1;
   OPENSSL_cleanse(nonce, sizeof nonce);
   if (!ok)
     return 0;
@@ -105,19 +123,20 @@ int tb_seal_supported(void) {
 }
 
 /* Where each suite's fields sit in the kernel's crypto_info for it. */
-#define LAYOUT(cipher_type, evp_name, st)                                                    \
-  {cipher_type, evp_name, sizeof(st), offsetof(st, key), sizeof(((st *)0)->key),             \
+#define LAYOUT(cipher_type, evp_name, explicit, st)                                          \
+  {cipher_type, evp_name, explicit, sizeof(st), offsetof(st, key), sizeof(((st *)0)->key),             \
    offsetof(st, salt), sizeof(((st *)0)->salt), offsetof(st, iv), sizeof(((st *)0)->iv),     \
    offsetof(st, rec_seq)}
 
 static const struct layout {
   unsigned type;
   const char *name;
+  size_t explicit; /* in TLS 1.2 */
   size_t size, key, key_len, salt, salt_len, iv, iv_len, rec_seq;
 } LAYOUTS[] = {
-    LAYOUT(TLS_CIPHER_AES_GCM_128, "AES-128-GCM", struct tls12_crypto_info_aes_gcm_128),
-    LAYOUT(TLS_CIPHER_AES_GCM_256, "AES-256-GCM", struct tls12_crypto_info_aes_gcm_256),
-    LAYOUT(TLS_CIPHER_CHACHA20_POLY1305, "ChaCha20-Poly1305", struct tls12_crypto_info_chacha20_poly1305),
+    LAYOUT(TLS_CIPHER_AES_GCM_128, "AES-128-GCM", 8, struct tls12_crypto_info_aes_gcm_128),
+    LAYOUT(TLS_CIPHER_AES_GCM_256, "AES-256-GCM", 8, struct tls12_crypto_info_aes_gcm_256),
+    LAYOUT(TLS_CIPHER_CHACHA20_POLY1305, "ChaCha20-Poly1305", 0, struct tls12_crypto_info_chacha20_poly1305),
 };
 
 int tb_seal_set_key(tb_seal **out, long direction, const void *crypto_info) {
@@ -128,7 +147,8 @@ int tb_seal_set_key(tb_seal **out, long direction, const void *crypto_info) {
   tb_seal *s;
   uint64_t seq = 0;
   size_t i;
-  if (direction != 1 || !k || k->u.gcm128.info.version != TLS_1_3_VERSION)
+  int version = k ? k->u.gcm128.info.version : 0;
+  if (direction != 1 || (version != TLS_1_2_VERSION && version != TLS_1_3_VERSION))
     return 0;
   for (i = 0; i < sizeof LAYOUTS / sizeof LAYOUTS[0] && !l; i++)
     if (LAYOUTS[i].type == k->u.gcm128.info.cipher_type)
@@ -155,6 +175,8 @@ int tb_seal_set_key(tb_seal **out, long direction, const void *crypto_info) {
   memcpy(s->iv + l->salt_len, base + l->iv, l->iv_len);
   s->seq = seq;
   s->type = SSL3_RT_APPLICATION_DATA;
+  s->tls12 = version == TLS_1_2_VERSION;
+  s->explicit = s->tls12 ? (uint8_t)l->explicit : 0;
   *out = s;
   return 1;
 fail:

@@ -1,4 +1,4 @@
-/* Sealing TLS 1.3 records in the engine's BIO (seal.c): OpenSSL's kTLS
+/* Sealing TLS 1.2 and 1.3 records in the engine's BIO (seal.c): OpenSSL's kTLS
  * interface hands the BIO the sending direction's application traffic keys,
  * and from then on each BIO write is one record's plaintext. */
 #ifndef TB_SEAL_H
@@ -13,24 +13,22 @@ typedef struct tb_seal tb_seal;
 /* 1 when the OpenSSL this process runs is one whose kTLS interface the
  * sealing BIO was checked against. */
 int tb_seal_supported(void);
-/* Has libssl offer the connection's sending keys to its BIO (where
- * supported). Called once the connection is known to be TLS 1.3, before
- * its application keys: on a TLS 1.2 connection, whose keys the BIO
- * declines, libssl's attempt at each key change costs ~10 K instructions
- * for nothing, and receiving keys are declined in TLS 1.3 too. */
+/* Has libssl offer the connection's application keys to its BIO (where
+ * supported). libssl offers both directions' keys; the receiving ones are
+ * declined, an attempt that costs ~10 K instructions per key change. */
 void tb_seal_offer(SSL *ssl);
 
 /* The BIO's answer to BIO_CTRL_SET_KTLS: 1 and *s made or re-keyed when it
- * takes the keys (TLS 1.3, send direction, an AEAD it seals), else 0 and
+ * takes the keys (TLS 1.2 or 1.3, send direction, an AEAD it seals), else 0 and
  * OpenSSL keeps sealing the records itself. crypto_info is OpenSSL's
  * ktls_crypto_info_t. */
 int tb_seal_set_key(tb_seal **s, long direction, const void *crypto_info);
 /* BIO_CTRL_SET_KTLS_TX_SEND_CTRL_MSG / _CLEAR_: the next record's type. */
 void tb_seal_set_type(tb_seal *s, int type);
 /* Bytes the record sealing n plaintext bytes takes, header included. */
-size_t tb_seal_len(size_t n);
+size_t tb_seal_len(const tb_seal *s, size_t n);
 /* Seals n <= 2^14 plaintext bytes as the next record into out (room for
- * tb_seal_len(n)); 1, or 0 when EVP fails or the sequence is spent. */
+ * tb_seal_len(s, n)); 1, or 0 when EVP fails or the sequence is spent. */
 int tb_seal_record(tb_seal *s, const uint8_t *in, size_t n, uint8_t *out);
 void tb_seal_free(tb_seal *s);
 

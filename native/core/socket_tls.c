@@ -44,6 +44,8 @@ int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
     return -1;
   }
   SSL_set_bio(e->ssl, b, b);
+  /* The socket BIO sends what OpenSSL sealed; it takes no keys. */
+  SSL_clear_options(e->ssl, SSL_OP_ENABLE_KTLS);
   e->flags |= TB_F_SOCKET;
   SSL_set_mode(e->ssl, SSL_MODE_AUTO_RETRY);
   /* Read whatever the kernel has in one recv() instead of a header and then

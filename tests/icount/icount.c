@@ -1,9 +1,9 @@
 /* Instruction-count harness (run under valgrind --tool=callgrind by
  * bench/runner/icount.py): a full TLS 1.3 handshake, resumed handshakes
  * (TLS 1.3 ticket, TLS 1.2 ticket, TLS 1.2 session id), and 1 KiB and
- * 16 KiB wrap+unwrap pairs, through two tlsbridge engines and through plain
- * OpenSSL (SSL_write/SSL_read over a BIO pair: the floor an engine cannot
- * beat). Built with -DICOUNT_HEAP, it counts each region's heap calls
+ * 16 KiB wrap+unwrap pairs (and 1 KiB over TLS 1.2), through two tlsbridge
+ * engines and through plain OpenSSL (SSL_write/SSL_read over a BIO pair:
+ * the floor an engine cannot beat). Built with -DICOUNT_HEAP, it counts each region's heap calls
  * instead ("icount heap" lines).
  * Each measured region is bracketed by callgrind's collection toggle and
  * dumped under its own name, so setup and warm-up stay outside the counts.
@@ -27,6 +27,7 @@
 #include <valgrind/callgrind.h>
 
 #define SUITE "TLS_AES_128_GCM_SHA256"
+#define SUITE12 "ECDHE-RSA-AES128-GCM-SHA256" /* the TLS 1.2 pair's, on the RSA key */
 #define WARM 4
 #define BIO_RING (1 << 17)
 
@@ -133,12 +134,16 @@ typedef struct tb_side {
   size_t in_len;
 } tb_side;
 
-static tb_engine *tb_open(SSL_CTX *ctx, int client) {
+static tb_engine *tb_open_v(SSL_CTX *ctx, int client, int version) {
   tb_error err;
   tb_engine *e = tb_engine_new(ctx, client, &err);
   NEED(e != NULL);
-  NEED(tb_configure(e->ssl, NULL, SUITE, TLS1_3_VERSION, TLS1_3_VERSION, &err) == 0);
+  NEED(tb_configure(e->ssl, version == TLS1_2_VERSION ? SUITE12 : NULL, SUITE, version, version, &err) == 0);
   return e;
+}
+
+static tb_engine *tb_open(SSL_CTX *ctx, int client) {
+  return tb_open_v(ctx, client, TLS1_3_VERSION);
 }
 
 /* One round for one side: answer a task, wrap what it has for the peer,
@@ -226,6 +231,22 @@ static void tb_regions(tb_keymat *key, const char *kind, int pairs) {
   }
   tb_engine_free(c.e);
   tb_engine_free(s.e);
+  if (pairs > 0) { /* 1 KiB over TLS 1.2: its record format is OpenSSL's or the BIO's too */
+    c.e = tb_open_v(ctx, 1, TLS1_2_VERSION);
+    s.e = tb_open_v(ctx, 0, TLS1_2_VERSION);
+    c.in_len = s.in_len = 0;
+    tb_handshake(&c, &s, key);
+    for (i = 0; i < WARM; i++)
+      tb_pair(&c, &s, 1024);
+    NEED(memcmp(plain, src, 1024) == 0);
+    snprintf(name, sizeof name, "tlsbridge pair t12 1024 x%d", pairs);
+    region_start();
+    for (i = 0; i < pairs; i++)
+      tb_pair(&c, &s, 1024);
+    region_end(name);
+    tb_engine_free(c.e);
+    tb_engine_free(s.e);
+  }
   tb_ctx_free(ctx);
 }
 
@@ -239,7 +260,7 @@ static SSL_CTX *ossl_ctx_v(EVP_PKEY *pk, X509 *x, int version) {
   SSL_CTX *ctx = SSL_CTX_new(TLS_method());
   NEED(ctx != NULL);
   NEED(SSL_CTX_set_min_proto_version(ctx, version) && SSL_CTX_set_max_proto_version(ctx, version));
-  NEED(SSL_CTX_set_ciphersuites(ctx, SUITE));
+  NEED(SSL_CTX_set_ciphersuites(ctx, SUITE) && SSL_CTX_set_cipher_list(ctx, SUITE12));
   if (pk) {
     NEED(SSL_CTX_use_certificate(ctx, x) == 1 && SSL_CTX_use_PrivateKey(ctx, pk) == 1);
   }
@@ -297,6 +318,21 @@ static void ossl_regions(EVP_PKEY *pk, X509 *x, const char *kind, int pairs) {
     region_end(name);
   }
   ossl_free(&k);
+  if (pairs > 0) {
+    SSL_CTX *c12 = ossl_ctx_v(NULL, NULL, TLS1_2_VERSION), *s12 = ossl_ctx_v(pk, x, TLS1_2_VERSION);
+    ossl_connection(c12, s12, &k);
+    for (i = 0; i < WARM; i++)
+      ossl_pair(&k, 1024);
+    NEED(memcmp(plain, src, 1024) == 0);
+    snprintf(name, sizeof name, "openssl pair t12 1024 x%d", pairs);
+    region_start();
+    for (i = 0; i < pairs; i++)
+      ossl_pair(&k, 1024);
+    region_end(name);
+    ossl_free(&k);
+    SSL_CTX_free(c12);
+    SSL_CTX_free(s12);
+  }
   SSL_CTX_free(cctx);
   SSL_CTX_free(sctx);
 }
