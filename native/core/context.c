@@ -2,6 +2,7 @@
  * is configured once, before any engine exists, and then only read. */
 #include "tb.h"
 #include "live.h"
+#include "seal.h"
 #include "session_cache.h"
 #include "ticket_keys.h"
 
@@ -79,6 +80,9 @@ SSL_CTX *tb_ctx_new(tb_error *err) {
    * set here so the bound is ours and documented in docs/security.md). */
   SSL_CTX_set_max_cert_list(ctx, TB_MAX_CERT_LIST);
   SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_ENABLE_PARTIAL_WRITE);
+  /* Engines seal the records they send where this OpenSSL allows (seal.c);
+   * -Dtlsbridge.seal=false clears it again at configuration. */
+  tb_seal_offer(ctx);
   SSL_CTX_clear_mode(ctx, SSL_MODE_AUTO_RETRY);
   tb_install_callbacks(ctx);
   if (tb_sessions_install(ctx) != 0 || tb_ticket_keys_install(ctx) != 0) {

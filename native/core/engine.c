@@ -2,7 +2,6 @@
  * JSSE semantics (whole records in, nothing consumed on underflow or
  * overflow, FINISHED reported once), in one call each. */
 #include "tb.h"
-#include "seal.h"
 #include "tb_alloc.h"
 #include "trace.h"
 
@@ -37,9 +36,6 @@ tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err) {
    * one record), so OpenSSL may take it in one BIO read instead of a header
    * read and a body read. */
   SSL_set_read_ahead(e->ssl, 1);
-  /* Only application keys are offered, so the handshake's own records are
-   * OpenSSL's whatever the version turns out to be. */
-  tb_seal_offer(e->ssl);
   e->verify_result = -1;
   e->alpn_choice_len = -1;
   if (client) {

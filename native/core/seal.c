@@ -52,9 +52,9 @@ void tb_seal_free(tb_seal *s) {
   free(s);
 }
 
-void tb_seal_offer(SSL *ssl) {
+void tb_seal_offer(SSL_CTX *ctx) {
   if (tb_seal_supported())
-    SSL_set_options(ssl, SSL_OP_ENABLE_KTLS);
+    SSL_CTX_set_options(ctx, SSL_OP_ENABLE_KTLS);
 }
 
 int tb_seal_record(tb_seal *s, const uint8_t *in, size_t n, uint8_t *out) {

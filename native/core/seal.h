@@ -13,10 +13,12 @@ typedef struct tb_seal tb_seal;
 /* 1 when the OpenSSL this process runs is one whose kTLS interface the
  * sealing BIO was checked against. */
 int tb_seal_supported(void);
-/* Has libssl offer the connection's application keys to its BIO (where
- * supported). libssl offers both directions' keys; the receiving ones are
- * declined, an attempt that costs ~10 K instructions per key change. */
-void tb_seal_offer(SSL *ssl);
+/* Has libssl offer the application keys of every connection made from ctx
+ * to its BIO (where supported). libssl offers both directions' keys; the
+ * receiving ones are declined, an attempt that costs ~10 K instructions per
+ * key change. Clearing SSL_OP_ENABLE_KTLS on the context or a connection
+ * turns sealing off there. */
+void tb_seal_offer(SSL_CTX *ctx);
 
 /* The BIO's answer to BIO_CTRL_SET_KTLS: 1 and *s made or re-keyed when it
  * takes the keys (TLS 1.2 or 1.3, send direction, an AEAD it seals), else 0 and

@@ -196,9 +196,5 @@ int main(void) {
     unlink(p);
   }
   rmdir(dir);
-  if (tb_test_failures)
-    fprintf(stderr, "test_config: %d failures\n", tb_test_failures);
-  else
-    printf("test_config: all checks passed\n");
-  return tb_test_failures ? 1 : 0;
+  return tb_test_finish("config");
 }

@@ -516,10 +516,5 @@ int main(void) {
   test_whole_records();
   test_sessions_across_contexts(TLS1_2_VERSION);
   test_sessions_across_contexts(TLS1_3_VERSION);
-  if (tb_test_failures) {
-    fprintf(stderr, "%d check(s) failed\n", tb_test_failures);
-    return 1;
-  }
-  printf("engine tests passed\n");
-  return 0;
+  return tb_test_finish("engine");
 }

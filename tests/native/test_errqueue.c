@@ -44,10 +44,5 @@ static void test_foreign_queue_entry(void) {
 
 int main(void) {
   test_foreign_queue_entry();
-  if (tb_test_failures) {
-    fprintf(stderr, "%d check(s) failed\n", tb_test_failures);
-    return 1;
-  }
-  printf("error queue tests passed\n");
-  return 0;
+  return tb_test_finish("error queue");
 }

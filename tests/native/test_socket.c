@@ -299,7 +299,5 @@ int main(void) {
   tb_sock_free(l);
   tb_keymat_free(key);
   tb_ctx_free(ctx);
-  if (tb_test_failures)
-    fprintf(stderr, "%d socket check(s) failed\n", tb_test_failures);
-  return tb_test_failures ? 1 : 0;
+  return tb_test_finish("socket");
 }

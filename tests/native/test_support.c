@@ -7,6 +7,15 @@
 
 int tb_test_failures;
 
+int tb_test_finish(const char *what) {
+  if (tb_test_failures) {
+    fprintf(stderr, "%s: %d check(s) failed\n", what, tb_test_failures);
+    return 1;
+  }
+  printf("%s tests passed\n", what);
+  return 0;
+}
+
 int tb_test_key_der(const char *kind, unsigned char **kder, int *klen, unsigned char **cder, int *clen) {
   EVP_PKEY *pk = strcmp(kind, "rsa") == 0 ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256");
   X509 *x = pk ? tb_test_selfsigned(pk, "localhost") : NULL;

@@ -15,6 +15,10 @@ extern int tb_test_failures;
     }                                                                                 \
   } while (0)
 
+/* A test program's ending: "<what> tests passed" and 0, or how many checks
+ * failed and 1 (ctest reads the exit status). */
+int tb_test_finish(const char *what);
+
 /* A self-signed certificate and key for "localhost" ("rsa" or "ec"). */
 tb_keymat *tb_test_keymat(const char *kind);
 /* The same as DER (PKCS#8 key, certificate); OPENSSL_free both. */

@@ -233,10 +233,5 @@ int main(void) {
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd) != 0)
     fprintf(stderr, "could not remove %s\n", dir);
-  if (tb_test_failures) {
-    fprintf(stderr, "%d check(s) failed\n", tb_test_failures);
-    return 1;
-  }
-  printf("ticket key tests passed\n");
-  return 0;
+  return tb_test_finish("ticket key");
 }

@@ -99,6 +99,10 @@ public final class ContextState {
         if ("false".equalsIgnoreCase(System.getProperty("tlsbridge.sessionTickets", "true"))) {
             Native.ctxOptions(c, NativeConstants.SSL_OP_NO_TICKET, 0);
         }
+        if ("false".equalsIgnoreCase(System.getProperty("tlsbridge.seal", "true"))) {
+            // OpenSSL's own record layer seals again (docs/record-path.md)
+            Native.ctxOptions(c, 0, NativeConstants.SSL_OP_ENABLE_KTLS);
+        }
         String keyFile = System.getProperty("tlsbridge.ticketKeys");
         if (keyFile != null && !keyFile.isEmpty()) {
             ticketKeys(keyFile);

@@ -96,6 +96,8 @@ public final class NativeConstants {
     public static final int TLS1_2_VERSION = 0x0303;
     public static final int TLS1_3_VERSION = 0x0304;
     public static final long SSL_OP_NO_TICKET = 0x4000L;
+    /** Where set, the engine's BIO seals the records it sends (native/core/seal.c). */
+    public static final long SSL_OP_ENABLE_KTLS = 0x8L;
     public static final int SSL_AD_UNRECOGNIZED_NAME = 112;
     public static final int SSL_AD_ILLEGAL_PARAMETER = 47;
     public static final int SSL_AD_INTERNAL_ERROR = 80;
