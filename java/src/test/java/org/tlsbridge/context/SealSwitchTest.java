@@ -50,13 +50,7 @@ class SealSwitchTest {
     @ParameterizedTest
     @CsvSource({"TLSv1.2", "TLSv1.3"})
     void enginesStillTalkToSunJsse(String protocol) throws Exception {
-        SSLContext server;
-        System.setProperty("tlsbridge.seal", "false");
-        try {
-            server = Contexts.server(Contexts.TLSBRIDGE, "rsa");
-        } finally {
-            System.clearProperty("tlsbridge.seal");
-        }
+        SSLContext server = Contexts.serverWith("tlsbridge.seal", "false", "rsa");
         EnginePair p = new EnginePair(Contexts.client(Contexts.sun()), server, false);
         p.client.setEnabledProtocols(new String[] {protocol});
         p.handshake();

@@ -82,13 +82,7 @@ class SessionContextTest {
     @ParameterizedTest
     @CsvSource({"TLSv1.2", "TLSv1.3"})
     void statefulServerCache(String protocol) throws Exception {
-        SSLContext server;
-        System.setProperty("tlsbridge.sessionTickets", "false");
-        try {
-            server = Contexts.server(Contexts.TLSBRIDGE, "rsa");
-        } finally {
-            System.clearProperty("tlsbridge.sessionTickets");
-        }
+        SSLContext server = Contexts.serverWith("tlsbridge.sessionTickets", "false", "rsa");
         SSLContext client = Contexts.clientWithCert(Contexts.TLSBRIDGE);
         EnginePair first = new EnginePair(client, server, false, "localhost", 6001);
         first.client.setEnabledProtocols(new String[] {protocol});

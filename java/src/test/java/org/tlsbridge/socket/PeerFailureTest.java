@@ -45,12 +45,7 @@ class PeerFailureTest {
      * in the sealed session; a stateful ticket is a fixed-size id.
      */
     private static SSLContext statelessTicketsOff() {
-        System.setProperty("tlsbridge.sessionTickets", "false");
-        try {
-            return Contexts.server(Contexts.TLSBRIDGE, "rsa");
-        } finally {
-            System.clearProperty("tlsbridge.sessionTickets");
-        }
+        return Contexts.serverWith("tlsbridge.sessionTickets", "false", "rsa");
     }
     private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "peer-failure");

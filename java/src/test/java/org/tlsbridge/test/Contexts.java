@@ -33,6 +33,20 @@ public final class Contexts {
         return create(p, "TLS", pki.keyManagers(keys), pki.trustManagers());
     }
 
+    /**
+     * A tlsbridge server context made while a system property that contexts
+     * read at init (tlsbridge.sessionTickets, tlsbridge.seal) says value;
+     * the property is cleared afterwards.
+     */
+    public static SSLContext serverWith(String property, String value, String... keys) {
+        System.setProperty(property, value);
+        try {
+            return server(TLSBRIDGE, keys);
+        } finally {
+            System.clearProperty(property);
+        }
+    }
+
     public static SSLContext client(Provider p) {
         TestPki pki = TestPki.get();
         return create(p, "TLS", null, pki.trustManagers());
