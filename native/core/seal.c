@@ -1,15 +1,16 @@
 /* Sealing TLS 1.2 and 1.3 records in the engine's BIO, through OpenSSL's
- * kTLS interface. With SSL_OP_ENABLE_KTLS, libssl offers its BIO the sending
- * direction's application traffic keys (BIO_CTRL_SET_KTLS, and again at
- * every TLS 1.3 KeyUpdate); a BIO that takes them is handed each record's plaintext
- * from the caller's buffer instead of a sealed record, so the engine seals
- * it straight into the caller's destination: one pass over the bytes where
- * OpenSSL's record layer copies the plaintext into its write buffer, seals
- * it there, and the BIO copies the record out (docs/record-path.md).
+ * kTLS interface. With SSL_OP_ENABLE_KTLS, libssl offers its BIO the
+ * sending direction's application traffic keys (BIO_CTRL_SET_KTLS, and
+ * again at every TLS 1.3 KeyUpdate); a BIO that takes them is handed each
+ * record's plaintext from the caller's buffer instead of a sealed record, so
+ * the engine seals it straight into the caller's destination: one pass over
+ * the bytes where OpenSSL's record layer copies the plaintext into its write
+ * buffer, seals it there, and the BIO copies the record out
+ * (docs/record-path.md).
  *
- * Only sending, only the three AEAD ciphers: receiving stays
- * OpenSSL's, so no byte from the peer is parsed here. Declining is always
- * safe: OpenSSL then keeps its own record layer for that key. */
+ * Only sending, only the three AEAD ciphers: receiving stays OpenSSL's, so
+ * no byte from the peer is parsed here. Declining is always safe: OpenSSL
+ * then keeps its own record layer for that key. */
 #include "seal.h"
 
 #include <stddef.h>
@@ -124,7 +125,7 @@ int tb_seal_supported(void) {
 
 /* Where each suite's fields sit in the kernel's crypto_info for it. */
 #define LAYOUT(cipher_type, evp_name, explicit, st)                                          \
-  {cipher_type, evp_name, explicit, sizeof(st), offsetof(st, key), sizeof(((st *)0)->key),             \
+  {cipher_type, evp_name, explicit, sizeof(st), offsetof(st, key), sizeof(((st *)0)->key),   \
    offsetof(st, salt), sizeof(((st *)0)->salt), offsetof(st, iv), sizeof(((st *)0)->iv),     \
    offsetof(st, rec_seq)}
 

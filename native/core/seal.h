@@ -1,6 +1,6 @@
-/* Sealing TLS 1.2 and 1.3 records in the engine's BIO (seal.c): OpenSSL's kTLS
- * interface hands the BIO the sending direction's application traffic keys,
- * and from then on each BIO write is one record's plaintext. */
+/* Sealing TLS 1.2 and 1.3 records in the engine's BIO (seal.c): OpenSSL's
+ * kTLS interface hands the BIO the sending direction's application traffic
+ * keys, and from then on each BIO write is one record's plaintext. */
 #ifndef TB_SEAL_H
 #define TB_SEAL_H
 
@@ -21,8 +21,8 @@ int tb_seal_supported(void);
 void tb_seal_offer(SSL_CTX *ctx);
 
 /* The BIO's answer to BIO_CTRL_SET_KTLS: 1 and *s made or re-keyed when it
- * takes the keys (TLS 1.2 or 1.3, send direction, an AEAD it seals), else 0 and
- * OpenSSL keeps sealing the records itself. crypto_info is OpenSSL's
+ * takes the keys (TLS 1.2 or 1.3, send direction, an AEAD it seals), else 0
+ * and OpenSSL keeps sealing the records itself. crypto_info is OpenSSL's
  * ktls_crypto_info_t. */
 int tb_seal_set_key(tb_seal **s, long direction, const void *crypto_info);
 /* BIO_CTRL_SET_KTLS_TX_SEND_CTRL_MSG / _CLEAR_: the next record's type. */
