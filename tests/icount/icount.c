@@ -3,8 +3,8 @@
  * (TLS 1.3 ticket, TLS 1.2 ticket, TLS 1.2 session id), and 1 KiB and
  * 16 KiB wrap+unwrap pairs (and 1 KiB over TLS 1.2), through two tlsbridge
  * engines and through plain OpenSSL (SSL_write/SSL_read over a BIO pair:
- * the floor an engine cannot beat). Built with -DICOUNT_HEAP, it counts each region's heap calls
- * instead ("icount heap" lines).
+ * the floor an engine cannot beat). Built with -DICOUNT_HEAP, it counts
+ * each region's heap calls instead ("icount heap" lines).
  * Each measured region is bracketed by callgrind's collection toggle and
  * dumped under its own name, so setup and warm-up stay outside the counts.
  * Randomness and keys are the fuzzers' fixed ones: the same OpenSSL build
@@ -134,16 +134,12 @@ typedef struct tb_side {
   size_t in_len;
 } tb_side;
 
-static tb_engine *tb_open_v(SSL_CTX *ctx, int client, int version) {
+static tb_engine *tb_open(SSL_CTX *ctx, int client, int version) {
   tb_error err;
   tb_engine *e = tb_engine_new(ctx, client, &err);
   NEED(e != NULL);
   NEED(tb_configure(e->ssl, version == TLS1_2_VERSION ? SUITE12 : NULL, SUITE, version, version, &err) == 0);
   return e;
-}
-
-static tb_engine *tb_open(SSL_CTX *ctx, int client) {
-  return tb_open_v(ctx, client, TLS1_3_VERSION);
 }
 
 /* One round for one side: answer a task, wrap what it has for the peer,
@@ -184,9 +180,9 @@ static void tb_handshake(tb_side *c, tb_side *s, tb_keymat *key) {
 }
 
 /* A connection's whole handshake: both engines made, handshaken, freed. */
-static void tb_connection(SSL_CTX *ctx, tb_keymat *key, tb_side *c, tb_side *s) {
-  c->e = tb_open(ctx, 1);
-  s->e = tb_open(ctx, 0);
+static void tb_connection(SSL_CTX *ctx, tb_keymat *key, tb_side *c, tb_side *s, int version) {
+  c->e = tb_open(ctx, 1, version);
+  s->e = tb_open(ctx, 0, version);
   c->in_len = s->in_len = 0;
   tb_handshake(c, s, key);
 }
@@ -199,6 +195,21 @@ static void tb_pair(tb_side *c, tb_side *s, size_t n) {
   NEED(u.consumed == w.produced && u.produced == n);
 }
 
+/* Warm pairs of n bytes, checked, then a region of `pairs` of them named
+ * "tlsbridge pair <tag><n> x<pairs>". */
+static void tb_pair_region(tb_side *c, tb_side *s, size_t n, const char *tag, int pairs) {
+  char name[64];
+  int i;
+  for (i = 0; i < WARM; i++)
+    tb_pair(c, s, n);
+  NEED(memcmp(plain, src, n) == 0);
+  snprintf(name, sizeof name, "tlsbridge pair %s%zu x%d", tag, n, pairs);
+  region_start();
+  for (i = 0; i < pairs; i++)
+    tb_pair(c, s, n);
+  region_end(name);
+}
+
 static void tb_regions(tb_keymat *key, const char *kind, int pairs) {
   static tb_side c, s;
   static const size_t SIZES[2] = {1024, TB_MAX_PLAINTEXT};
@@ -208,42 +219,24 @@ static void tb_regions(tb_keymat *key, const char *kind, int pairs) {
   int i, k;
   NEED(ctx != NULL);
   for (i = 0; i < WARM; i++) {
-    tb_connection(ctx, key, &c, &s);
+    tb_connection(ctx, key, &c, &s, TLS1_3_VERSION);
     tb_engine_free(c.e);
     tb_engine_free(s.e);
   }
   snprintf(name, sizeof name, "tlsbridge handshake %s", kind);
   region_start();
-  tb_connection(ctx, key, &c, &s);
+  tb_connection(ctx, key, &c, &s, TLS1_3_VERSION);
   tb_engine_free(c.e);
   tb_engine_free(s.e);
   region_end(name);
-  tb_connection(ctx, key, &c, &s);
-  for (k = 0; k < 2 && pairs > 0; k++) {
-    for (i = 0; i < WARM; i++)
-      tb_pair(&c, &s, SIZES[k]);
-    NEED(memcmp(plain, src, SIZES[k]) == 0);
-    snprintf(name, sizeof name, "tlsbridge pair %zu x%d", SIZES[k], pairs);
-    region_start();
-    for (i = 0; i < pairs; i++)
-      tb_pair(&c, &s, SIZES[k]);
-    region_end(name);
-  }
+  tb_connection(ctx, key, &c, &s, TLS1_3_VERSION);
+  for (k = 0; k < 2 && pairs > 0; k++)
+    tb_pair_region(&c, &s, SIZES[k], "", pairs);
   tb_engine_free(c.e);
   tb_engine_free(s.e);
   if (pairs > 0) { /* 1 KiB over TLS 1.2: its record format is OpenSSL's or the BIO's too */
-    c.e = tb_open_v(ctx, 1, TLS1_2_VERSION);
-    s.e = tb_open_v(ctx, 0, TLS1_2_VERSION);
-    c.in_len = s.in_len = 0;
-    tb_handshake(&c, &s, key);
-    for (i = 0; i < WARM; i++)
-      tb_pair(&c, &s, 1024);
-    NEED(memcmp(plain, src, 1024) == 0);
-    snprintf(name, sizeof name, "tlsbridge pair t12 1024 x%d", pairs);
-    region_start();
-    for (i = 0; i < pairs; i++)
-      tb_pair(&c, &s, 1024);
-    region_end(name);
+    tb_connection(ctx, key, &c, &s, TLS1_2_VERSION);
+    tb_pair_region(&c, &s, 1024, "t12 ", pairs);
     tb_engine_free(c.e);
     tb_engine_free(s.e);
   }
@@ -291,6 +284,20 @@ static void ossl_pair(ossl_conn *k, size_t n) {
   NEED(SSL_read(k->c, plain, sizeof plain) == (int)n);
 }
 
+/* ossl's twin of tb_pair_region: "openssl pair <tag><n> x<pairs>". */
+static void ossl_pair_region(ossl_conn *k, size_t n, const char *tag, int pairs) {
+  char name[64];
+  int i;
+  for (i = 0; i < WARM; i++)
+    ossl_pair(k, n);
+  NEED(memcmp(plain, src, n) == 0);
+  snprintf(name, sizeof name, "openssl pair %s%zu x%d", tag, n, pairs);
+  region_start();
+  for (i = 0; i < pairs; i++)
+    ossl_pair(k, n);
+  region_end(name);
+}
+
 static void ossl_regions(EVP_PKEY *pk, X509 *x, const char *kind, int pairs) {
   static const size_t SIZES[2] = {1024, TB_MAX_PLAINTEXT};
   SSL_CTX *cctx = ossl_ctx(NULL, NULL), *sctx = ossl_ctx(pk, x);
@@ -307,28 +314,13 @@ static void ossl_regions(EVP_PKEY *pk, X509 *x, const char *kind, int pairs) {
   ossl_free(&k);
   region_end(name);
   ossl_connection(cctx, sctx, &k);
-  for (j = 0; j < 2 && pairs > 0; j++) {
-    for (i = 0; i < WARM; i++)
-      ossl_pair(&k, SIZES[j]);
-    NEED(memcmp(plain, src, SIZES[j]) == 0);
-    snprintf(name, sizeof name, "openssl pair %zu x%d", SIZES[j], pairs);
-    region_start();
-    for (i = 0; i < pairs; i++)
-      ossl_pair(&k, SIZES[j]);
-    region_end(name);
-  }
+  for (j = 0; j < 2 && pairs > 0; j++)
+    ossl_pair_region(&k, SIZES[j], "", pairs);
   ossl_free(&k);
   if (pairs > 0) {
     SSL_CTX *c12 = ossl_ctx_v(NULL, NULL, TLS1_2_VERSION), *s12 = ossl_ctx_v(pk, x, TLS1_2_VERSION);
     ossl_connection(c12, s12, &k);
-    for (i = 0; i < WARM; i++)
-      ossl_pair(&k, 1024);
-    NEED(memcmp(plain, src, 1024) == 0);
-    snprintf(name, sizeof name, "openssl pair t12 1024 x%d", pairs);
-    region_start();
-    for (i = 0; i < pairs; i++)
-      ossl_pair(&k, 1024);
-    region_end(name);
+    ossl_pair_region(&k, 1024, "t12 ", pairs);
     ossl_free(&k);
     SSL_CTX_free(c12);
     SSL_CTX_free(s12);
