@@ -3,7 +3,10 @@
 valgrind --tool=callgrind): a full TLS 1.3 handshake, resumed handshakes
 (TLS 1.3 ticket, TLS 1.2 ticket and session id; both ends per connection)
 and 1 KiB / 16 KiB wrap+unwrap pairs (and 1 KiB over TLS 1.2) through tlsbridge's engines, against
-plain OpenSSL SSL_write/SSL_read over a BIO pair (the floor). A second
+plain OpenSSL SSL_write/SSL_read over a BIO pair (the floor); and a socket
+server's keep-alive request on loopback TCP (its read of a ~100-byte request
+and write of a 1 KiB response, TLS 1.3 and 1.2) through tlsbridge's native
+sockets, against OpenSSL on the descriptor (SSL_set_fd, read ahead on). A second
 build of the harness counts each operation's heap calls, run natively. A busy machine cannot move
 these figures; the OpenSSL build and the CPU features valgrind reports can,
 so the committed baseline (tests/icount/baseline.json) is keyed by the
@@ -33,6 +36,7 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SRC = os.path.join(ROOT, "tests", "icount", "icount.c")
+SRC_SOCKET = os.path.join(ROOT, "tests", "icount", "icount_socket.c")
 BASELINE = os.path.join(ROOT, "tests", "icount", "baseline.json")
 PAIRS = 64
 LIMIT = 0.05        # a tlsbridge count more than this above the baseline fails
@@ -43,7 +47,9 @@ OPS = [("pair 1024", "1 KiB wrap+unwrap pair"), ("pair 16384", "16 KiB wrap+unwr
        ("handshake rsa", "full TLS 1.3 handshake, RSA-2048"), ("handshake ec", "full TLS 1.3 handshake, ECDSA P-256"),
        ("resumed t13-ticket", "resumed TLS 1.3 handshake (ticket), RSA, both ends"),
        ("resumed t12-ticket", "resumed TLS 1.2 handshake (ticket), RSA, both ends"),
-       ("resumed t12-id", "resumed TLS 1.2 handshake (session id), RSA, both ends")]
+       ("resumed t12-id", "resumed TLS 1.2 handshake (session id), RSA, both ends"),
+       ("socket 1024", "socket server keep-alive request: read ~100 B, write 1 KiB (loopback TCP)"),
+       ("socket t12 1024", "socket server keep-alive request: read ~100 B, write 1 KiB, TLS 1.2 AES-128-GCM")]
 SIDES = ("tlsbridge", "openssl")
 # The core's flavours, in report order (the jar's default first), and what
 # the report calls them. The system-4 flavour (libssl.so.4) is not counted.
@@ -71,7 +77,7 @@ def build(build_dir, out_dir, heap=False, flavour="system"):
            "-Wmissing-prototypes", "-Wno-unused-parameter", "-D_GNU_SOURCE",
            "-I" + os.path.join(ROOT, "native", "core"), "-I" + os.path.join(ROOT, "native", "include"),
            "-I" + os.path.join(ROOT, "tests", "fuzz")] + defines + openssl_flags(build_dir, flavour) + [
-           SRC, os.path.join(ROOT, "tests", "fuzz", "fuzz_rand.c"), lib] + openssl_libs(build_dir, flavour) + [
+           SRC, SRC_SOCKET, os.path.join(ROOT, "tests", "fuzz", "fuzz_rand.c"), lib] + openssl_libs(build_dir, flavour) + [
            "-lpthread", "-ldl", "-o", exe]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
@@ -315,7 +321,7 @@ def main(argv):
             rc = rc if res.get("not_available") else 1
             continue
         print(f"OpenSSL: {res['openssl']}; CPU features (as valgrind shows them): {res['cpu']}")
-        print(f"{res['runs']} callgrind runs, {res['pairs']} pairs per region; largest difference between runs "
+        print(f"{res['runs']} callgrind runs, {res['pairs']} pairs (socket requests) per region; largest difference between runs "
               f"{res['spread']:.4%}")
         print("\n".join(table(res)))
         b = res["baseline"]

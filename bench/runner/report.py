@@ -97,7 +97,10 @@ def icount_section(results):
                   f"engines (`tb_engine_wrap`/`tb_engine_unwrap`, the handshake from `tb_engine_new` to both "
                   f"engines freed) and in plain OpenSSL over a BIO pair (`SSL_write`/`SSL_read`, `SSL_do_handshake`: "
                   f"the floor; a resumed handshake counts one connection, both ends, the client offering the session "
-                  f"its cache kept), fixed keys and RAND, setup outside the counted regions. A busy machine cannot "
+                  f"its cache kept); and a native socket server's keep-alive request on loopback TCP "
+                  f"(`tb_sock_read` of a ~100-byte request and `tb_sock_write` of a 1 KiB response, the server's "
+                  f"side only; the floor: `SSL_read`/`SSL_write` on `SSL_set_fd`, read ahead on), fixed keys and RAND, setup "
+                  f"outside the counted regions. A busy machine cannot "
                   f"move them. Heap calls (malloc, calloc, realloc) and bytes asked for per operation come from a "
                   f"second build of the harness run natively.\n")
     for f, r in flavours.items():

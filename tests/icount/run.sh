@@ -3,7 +3,11 @@
 # bench/runner/icount.py): a TLS 1.3 handshake, resumed handshakes (TLS 1.3
 # ticket, TLS 1.2 ticket and session id) and 1 KiB / 16 KiB wrap+unwrap pairs
 # (and 1 KiB over TLS 1.2) through tlsbridge's engines, with plain OpenSSL
-# over a BIO pair as the floor; and the heap calls of each, from a second build run natively; for
+# over a BIO pair as the floor; a native socket server's keep-alive request
+# (read ~100 bytes, write 1 KiB, TLS 1.3 and 1.2, loopback TCP;
+# tests/icount/icount_socket.c), with OpenSSL on the descriptor (read ahead
+# on, as tlsbridge has it) as the floor;
+# and the heap calls of each, from a second build run natively; for
 # the bundled flavour's core (OpenSSL 3.5 linked in) and the system one's.
 # Deterministic (fixed keys and RAND), so unlike a timed benchmark a
 # busy machine cannot move it: run twice, the counts must agree within 0.5%,
@@ -64,7 +68,8 @@ $(field "$fl" "$h['openssl']['allocs']") (limit floor + 2%)" \
     echo "NOT RUN: $SUITE: $fl flavour: baseline comparison: $(field "$fl" 'r["baseline"]["why"]')"
     continue
   fi
-  for op in "pair 1024" "pair 16384" "pair t12 1024" "handshake rsa" "handshake ec" "resumed t13-ticket" "resumed t12-ticket" "resumed t12-id"; do
+  for op in "pair 1024" "pair 16384" "pair t12 1024" "handshake rsa" "handshake ec" "resumed t13-ticket" "resumed t12-ticket" "resumed t12-id" \
+            "socket 1024" "socket t12 1024"; do
     d="r['baseline']['delta'].get('$op', {}).get('tlsbridge')"
     check "$fl: tlsbridge $op: $(field "$fl" "format(r['ops']['$op']['tlsbridge'], ',')") instructions, \
 $(field "$fl" "'%+.3f%%' % (100 * $d) if $d is not None else 'no baseline'") vs baseline (limit +5%)" \
