@@ -99,7 +99,7 @@ def icount_section(results):
                   f"the floor; a resumed handshake counts one connection, both ends, the client offering the session "
                   f"its cache kept); and a native socket server's keep-alive request on loopback TCP "
                   f"(`tb_sock_read` of a ~100-byte request and `tb_sock_write` of a 1 KiB response, the server's "
-                  f"side only; the floor: `SSL_read`/`SSL_write` on `SSL_set_fd`, read ahead on), fixed keys and RAND, setup "
+                  f"side only; the floor: `SSL_read`/`SSL_write` on `SSL_set_fd`, OpenSSL reading ahead), fixed keys and RAND, setup "
                   f"outside the counted regions. A busy machine cannot "
                   f"move them. Heap calls (malloc, calloc, realloc) and bytes asked for per operation come from a "
                   f"second build of the harness run natively.\n")

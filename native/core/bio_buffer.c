@@ -12,15 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The kTLS controls libssl sends a BIO (OpenSSL's include/internal/bio.h;
- * bio.h keeps the numbers reserved). GET_KTLS_SEND is public. */
-#define TB_BIO_CTRL_SET_KTLS 72
-#define TB_BIO_CTRL_SET_KTLS_TX_SEND_CTRL_MSG 74
-#define TB_BIO_CTRL_CLEAR_KTLS_TX_CTRL_MSG 75
-#ifndef BIO_CTRL_GET_KTLS_SEND
-#define BIO_CTRL_GET_KTLS_SEND 73
-#endif
-
 static BIO_METHOD *tb_method;
 static pthread_once_t tb_method_once = PTHREAD_ONCE_INIT;
 

@@ -10,6 +10,16 @@
 
 typedef struct tb_seal tb_seal;
 
+/* The kTLS controls libssl sends a BIO (OpenSSL's include/internal/bio.h;
+ * bio.h keeps the numbers reserved). GET_KTLS_SEND is public. Both BIOs
+ * that seal (the engine's and the socket's) answer them. */
+#define TB_BIO_CTRL_SET_KTLS 72
+#define TB_BIO_CTRL_SET_KTLS_TX_SEND_CTRL_MSG 74
+#define TB_BIO_CTRL_CLEAR_KTLS_TX_CTRL_MSG 75
+#ifndef BIO_CTRL_GET_KTLS_SEND
+#define BIO_CTRL_GET_KTLS_SEND 73
+#endif
+
 /* 1 when the OpenSSL this process runs is one whose kTLS interface the
  * sealing BIO was checked against. */
 int tb_seal_supported(void);

@@ -83,6 +83,9 @@ static void sock_release(tb_sock *s) {
   s->in_buf = NULL;
   free(s->out_buf);
   s->out_buf = NULL;
+  s->out_off = s->out_len = s->out_cap = 0;
+  tb_seal_free(s->seal);
+  s->seal = NULL;
 }
 
 void tb_sock_free(tb_sock *s) {

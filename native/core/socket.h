@@ -20,6 +20,7 @@
 #define TB_SOCKET_H
 
 #include "tb.h"
+#include "seal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -66,10 +67,17 @@ typedef struct tb_sock {
   uint8_t *in_buf;
   size_t in_off, in_len;
   int in_err;               /* errno of a failed fill, for the BIO to report (mu) */
-  /* A TLS 1.3 server's tickets, held to go out with the next record or
-   * before the next wait (socket_bio.c); out_off of out_len already sent (mu). */
+  int bio_reads_ahead;      /* the BIO's recv() fills in_buf, not OpenSSL's buffer (tb_sock_attach) */
+  /* Records on their way out (socket_bio.c): a TLS 1.3 server's tickets,
+   * held to go out with the next record or before the next wait, and
+   * records the BIO sealed that the kernel has not taken yet; out_off of
+   * out_len already sent, out_cap allocated (mu). */
   uint8_t *out_buf;
-  size_t out_off, out_len;
+  size_t out_off, out_len, out_cap;
+  /* The sending keys, once OpenSSL hands them over: the BIO then seals
+   * each record itself (seal.c) (mu). */
+  tb_seal *seal;
+  uint64_t sent;            /* record bytes the kernel took (mu) */
   int filling;              /* a thread is blocked in recv() into in_buf (mu) */
   int64_t rcvtimeo_ms;      /* SO_RCVTIMEO now on the descriptor (the filler's) */
   tb_engine *e;             /* NULL until TLS is attached (never for a listener) */
@@ -109,8 +117,10 @@ BIO *tb_sock_bio(tb_sock *s); /* NULL: out of memory */
  * or an error is there for the BIO to report: 1; 0 timed out; -1 closed,
  * or the timeout could not be set (err set). Mutex not held. */
 int tb_sock_fill(tb_sock *s, int64_t timeout_ms, tb_error *err);
-/* Sends held bytes, as far as the kernel takes them now. Mutex held. */
-void tb_sock_flush_held(tb_sock *s);
+/* Sends held and queued records, as far as the kernel takes them now: 0
+ * when none are left, 1 when some are (wait for room), or -1 with errno when
+ * the descriptor failed. Mutex held. */
+int tb_sock_flush_out(tb_sock *s);
 
 /* socket_net.c: bind, listen, accept, connect, options, addresses */
 int tb_sock_bind(tb_sock *s, const tb_addr *a, int reuse, tb_error *err);

@@ -10,7 +10,11 @@
  * one send. The wait ends with data, the peer's FIN, the receive timeout
  * (SO_RCVTIMEO, set only when the caller's timeout changes) or close(),
  * whose shutdown(2) wakes a blocked recv as it woke a poll. A TLS 1.3
- * server's tickets wait in the BIO for the next record (see hold). */
+ * server's tickets wait in the BIO for the next record (see holds). Once
+ * OpenSSL hands over the sending keys, the BIO is given each record's
+ * plaintext from the caller's memory and seals it into its output queue
+ * (seal.c): one pass over the bytes instead of OpenSSL's copy into its
+ * record buffer, its sealing there and the send. */
 #include "socket.h"
 #include "tb_alloc.h"
 
@@ -60,10 +64,23 @@ static int sock_bio_read(BIO *b, char *out, int len) {
     BIO_set_retry_read(b);
     return -1;
   }
-  n = recv(s->fd, out, (size_t)len, MSG_DONTWAIT);
-  if (n > 0) {
-    s->rd_drained = n < len;
-    return (int)n;
+  if (s->bio_reads_ahead) {
+    /* OpenSSL asks for a record's header and then its body (see
+     * tb_sock_attach): whatever the kernel has, in one recv() into the input
+     * buffer, serves both */
+    n = recv(s->fd, s->in_buf, TB_SOCK_INBUF, MSG_DONTWAIT);
+    if (n > 0) {
+      s->rd_drained = n < TB_SOCK_INBUF;
+      s->in_off = 0;
+      s->in_len = (size_t)n;
+      return take_staged(s, out, len);
+    }
+  } else {
+    n = recv(s->fd, out, (size_t)len, MSG_DONTWAIT);
+    if (n > 0) {
+      s->rd_drained = n < len;
+      return (int)n;
+    }
   }
   if (n == 0) {
     BIO_set_flags(b, BIO_FLAGS_IN_EOF);
@@ -81,70 +98,141 @@ static int sock_bio_read(BIO *b, char *out, int len) {
  * reply. So they are held and go out in one sendmsg before this socket next
  * waits for the peer (tb_sock_fill, and the poll of a write), or, when the
  * client's request came with its Finished, with the next record (the
- * reply, or close_notify): one syscall instead of two or three. Returns 1
- * when in was held. */
-static int hold(tb_sock *s, const char *in, int len) {
+ * reply, or close_notify): one syscall instead of two or three. 1 when a
+ * record of len bytes is to be held. */
+static int holds(tb_sock *s, size_t len) {
   SSL *ssl = s->e ? s->e->ssl : NULL;
-  if (!ssl || len <= 0 || SSL_get_state(ssl) != TLS_ST_SW_SESSION_TICKET ||
-      SSL_version(ssl) != TLS1_3_VERSION || s->out_len + (size_t)len > TB_SOCK_HOLD)
-    return 0;
-  if (!s->out_buf && !(s->out_buf = tb_malloc(TB_SOCK_HOLD)))
-    return 0; /* sent at once then */
-  memcpy(s->out_buf + s->out_len, in, (size_t)len);
-  s->out_len += (size_t)len;
-  return 1;
+  return ssl && SSL_get_state(ssl) == TLS_ST_SW_SESSION_TICKET && SSL_version(ssl) == TLS1_3_VERSION &&
+         s->out_len - s->out_off + len <= TB_SOCK_HOLD;
 }
 
-/* The held bytes, then in (len may be 0), in one sendmsg. Returns how many
- * bytes of in went, or -1 with errno set; EAGAIN when only held bytes (or
- * part of them) went, which stay held to go first next time. */
-static ssize_t send_held(tb_sock *s, const char *in, int len) {
-  size_t held = s->out_len - s->out_off;
-  struct iovec v[2] = {{s->out_buf + s->out_off, held}, {(void *)in, (size_t)len}};
+/* Room for n more bytes at the end of the output queue, or NULL (out of
+ * memory). */
+static uint8_t *queue_reserve(tb_sock *s, size_t n) {
+  uint8_t *p;
+  size_t cap;
+  if (s->out_cap - s->out_len >= n)
+    return s->out_buf + s->out_len;
+  if (s->out_off > 0) {
+    memmove(s->out_buf, s->out_buf + s->out_off, s->out_len - s->out_off);
+    s->out_len -= s->out_off;
+    s->out_off = 0;
+    if (s->out_cap - s->out_len >= n)
+      return s->out_buf + s->out_len;
+  }
+  cap = s->out_len + n < TB_SOCK_HOLD ? TB_SOCK_HOLD : s->out_len + n;
+  if (!(p = tb_realloc(s->out_buf, cap)))
+    return NULL;
+  s->out_buf = p;
+  s->out_cap = cap;
+  return p + s->out_len;
+}
+
+/* The queued bytes, then in (len may be 0), in one sendmsg. Returns how
+ * many bytes of in went, or -1 with errno set; EAGAIN when only queued bytes
+ * (or part of them) went, the rest staying queued to go first next time. */
+static ssize_t send_queued(tb_sock *s, const char *in, size_t len) {
+  size_t queued = s->out_len - s->out_off;
+  struct iovec v[2] = {{s->out_buf + s->out_off, queued}, {(void *)in, len}};
   struct msghdr m = {.msg_iov = v, .msg_iovlen = len > 0 ? 2 : 1};
   ssize_t n = sendmsg(s->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
   if (n < 0)
     return -1;
-  if ((size_t)n < held) {
+  s->sent += (uint64_t)n;
+  if ((size_t)n < queued) {
     s->out_off += (size_t)n;
     errno = EAGAIN;
     return -1;
   }
   s->out_off = s->out_len = 0;
-  if ((size_t)n == held && len > 0) {
+  if ((size_t)n == queued && len > 0) {
     errno = EAGAIN;
     return -1;
   }
-  return n - (ssize_t)held;
+  return n - (ssize_t)queued;
 }
 
-void tb_sock_flush_held(tb_sock *s) {
-  if (s->out_len > s->out_off)
-    (void)send_held(s, NULL, 0); /* what the kernel does not take goes with the next record */
+static int would_block(void) {
+  return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+}
+
+int tb_sock_flush_out(tb_sock *s) {
+  if (s->out_len == s->out_off)
+    return 0;
+  if (send_queued(s, NULL, 0) == 0)
+    return 0;
+  return would_block() ? 1 : -1;
+}
+
+/* A handshake flight just sent is answered only after the peer has read
+ * it: the read that follows would find nothing. */
+static void sent_flight(tb_sock *s) {
+  if (s->e && !(s->e->flags & TB_F_HS_DONE))
+    s->rd_drained = 1;
+}
+
+/* One record's plaintext, once OpenSSL has handed over the sending keys:
+ * sealed into the queue and sent from there (or held, for tickets). The
+ * record is the BIO's from then on, so this never asks OpenSSL to retry:
+ * OpenSSL 3.5 would retry from the buffer it first passed, which the
+ * caller only pins for the length of one call. What the kernel does not
+ * take now stays queued; tb_sock_write waits for it before it returns. */
+static int seal_write(tb_sock *s, const char *in, int len) {
+  size_t rec = tb_seal_len(s->seal, (size_t)len);
+  uint64_t before = s->sent;
+  int hold = holds(s, rec);
+  uint8_t *at = queue_reserve(s, rec);
+  if (!at) {
+    errno = ENOMEM;
+    return -1;
+  }
+  if (!tb_seal_record(s->seal, (const uint8_t *)in, (size_t)len, at)) {
+    errno = EIO;
+    return -1;
+  }
+  s->out_len += rec;
+  if (hold)
+    return len;
+  if (tb_sock_flush_out(s) < 0)
+    return -1;
+  if (s->sent != before)
+    sent_flight(s);
+  return len;
 }
 
 static int sock_bio_write(BIO *b, const char *in, int len) {
   tb_sock *s = BIO_get_data(b);
   ssize_t n;
+  uint8_t *at;
   BIO_clear_retry_flags(b);
-  if (hold(s, in, len))
+  if (len <= 0)
+    return 0;
+  if (s->seal)
+    return seal_write(s, in, len);
+  if (holds(s, (size_t)len) && (at = queue_reserve(s, (size_t)len)) != NULL) {
+    memcpy(at, in, (size_t)len);
+    s->out_len += (size_t)len;
     return len;
-  if (s->out_len > s->out_off)
-    n = send_held(s, in, len);
-  else
+  }
+  if (s->out_len > s->out_off) {
+    n = send_queued(s, in, (size_t)len);
+  } else {
     n = send(s->fd, in, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    if (n > 0)
+      s->sent += (uint64_t)n;
+  }
+  if (n < 0 && would_block())
     BIO_set_retry_write(b);
-  /* A handshake flight just sent is answered only after the peer has read
-   * it: the read that follows would find nothing. */
-  if (n > 0 && s->e && !(s->e->flags & TB_F_HS_DONE))
-    s->rd_drained = 1;
+  if (n > 0)
+    sent_flight(s);
   return (int)n;
 }
 
 static long sock_bio_ctrl(BIO *b, int cmd, long num, void *ptr) {
   tb_sock *s = BIO_get_data(b);
-  (void)num;
+  /* asked several times per record by OpenSSL 3.0's record layer */
+  if (cmd == BIO_CTRL_GET_KTLS_SEND)
+    return s->seal != NULL;
   switch (cmd) {
   case BIO_CTRL_FLUSH:
     return 1;
@@ -154,6 +242,14 @@ static long sock_bio_ctrl(BIO *b, int cmd, long num, void *ptr) {
     return s->fd;
   case BIO_CTRL_EOF:
     return BIO_test_flags(b, BIO_FLAGS_IN_EOF) != 0;
+  case TB_BIO_CTRL_SET_KTLS:
+    return tb_seal_set_key(&s->seal, num, ptr);
+  case TB_BIO_CTRL_SET_KTLS_TX_SEND_CTRL_MSG:
+    tb_seal_set_type(s->seal, (int)num);
+    return 1;
+  case TB_BIO_CTRL_CLEAR_KTLS_TX_CTRL_MSG:
+    tb_seal_set_type(s->seal, SSL3_RT_APPLICATION_DATA);
+    return 1;
   default:
     return 0;
   }
@@ -216,26 +312,37 @@ static int closed_err(tb_error *err) {
 
 int tb_sock_fill(tb_sock *s, int64_t timeout_ms, tb_error *err) {
   const struct timespec pause = {0, 1000000};
+  uint64_t deadline = 0;
   ssize_t n;
   int e;
-  pthread_mutex_lock(&s->mu);
-  /* Only one thread receives at a time. A second one (a writer whose
-   * SSL_write wants to read, rare after the handshake) waits for the first
-   * one's bytes instead of racing it for the next ones. */
-  while (s->filling) {
-    pthread_mutex_unlock(&s->mu);
-    nanosleep(&pause, NULL);
-    if (atomic_load(&s->closed))
-      return closed_err(err);
+  for (;;) {
     pthread_mutex_lock(&s->mu);
-  }
-  if (s->in_len > s->in_off || s->in_err) {
+    /* Only one thread receives at a time. A second one (a writer whose
+     * SSL_write wants to read, rare after the handshake) waits for the
+     * first one's bytes instead of racing it for the next ones. */
+    while (s->filling) {
+      pthread_mutex_unlock(&s->mu);
+      nanosleep(&pause, NULL);
+      if (atomic_load(&s->closed))
+        return closed_err(err);
+      pthread_mutex_lock(&s->mu);
+    }
+    if (s->in_len > s->in_off || s->in_err) {
+      pthread_mutex_unlock(&s->mu);
+      return 1;
+    }
+    /* The peer may be waiting for what is queued: held tickets (held only
+     * while its request is already in), or a record sealed in a handshake
+     * or a read that the kernel did not take at once. A failed send is
+     * left for the recv below, or the next write, to report. */
+    if (tb_sock_flush_out(s) != 1)
+      break;
     pthread_mutex_unlock(&s->mu);
-    return 1;
+    if (!deadline && timeout_ms > 0)
+      deadline = tb_deadline(timeout_ms);
+    if ((e = tb_sock_wait(s, TB_WAIT_WRITE, deadline, err)) <= 0)
+      return e;
   }
-  /* The peer may be waiting for held tickets; they stay held only while
-   * its request is already in (staged, or in OpenSSL's buffer). */
-  tb_sock_flush_held(s);
   s->filling = 1;
   pthread_mutex_unlock(&s->mu);
   if (atomic_load(&s->closed)) {

@@ -21,7 +21,7 @@ static int await_peer(tb_sock *s, int what, int64_t timeout_ms, tb_error *err) {
   if (what == TB_WAIT_READ)
     return tb_sock_fill(s, timeout_ms, err);
   pthread_mutex_lock(&s->mu);
-  tb_sock_flush_held(s);
+  (void)tb_sock_flush_out(s);
   pthread_mutex_unlock(&s->mu);
   return tb_sock_wait(s, what, tb_deadline(timeout_ms), err);
 }
@@ -43,15 +43,26 @@ int tb_sock_attach(tb_sock *s, SSL_CTX *ctx, int client, tb_error *err) {
     tb_engine_free(e);
     return -1;
   }
+  /* The socket BIO takes the sending keys too (SSL_OP_ENABLE_KTLS, from
+   * the context) and seals what it sends. */
   SSL_set_bio(e->ssl, b, b);
-  /* The socket BIO sends what OpenSSL sealed; it takes no keys. */
-  SSL_clear_options(e->ssl, SSL_OP_ENABLE_KTLS);
   e->flags |= TB_F_SOCKET;
   SSL_set_mode(e->ssl, SSL_MODE_AUTO_RETRY);
-  /* Read whatever the kernel has in one recv() instead of a header and then
-   * a body: one syscall less per record. Safe with our loops, which always
-   * ask OpenSSL before waiting for input. */
-  SSL_set_read_ahead(e->ssl, 1);
+  /* One recv() takes whatever the kernel has, whole records or several,
+   * instead of a header and then a body: one syscall less per record. Where
+   * OpenSSL offers the BIO its keys (SSL_OP_ENABLE_KTLS), the BIO reads
+   * ahead into the socket's input buffer and OpenSSL reads each record's
+   * header and body from there, so OpenSSL's own buffer never holds bytes
+   * past the record it is reading: with its read-ahead on, OpenSSL 3.5 loses
+   * those bytes when it changes the receiving key (the peer's KeyUpdate,
+   * TLS 1.2's ChangeCipherSpec). It first offers the key to the BIO, which
+   * declines, and its retry with its own record layer reads from a fresh
+   * buffer while the old layer's leftover goes to the one the declined
+   * attempt dropped (ssl_set_new_record_layer in rec_layer_s3.c;
+   * tests/native/test_socket_seal.c fails with OpenSSL reading ahead).
+   * Elsewhere OpenSSL reads ahead itself, straight into its buffer. */
+  s->bio_reads_ahead = (SSL_get_options(e->ssl) & SSL_OP_ENABLE_KTLS) != 0;
+  SSL_set_read_ahead(e->ssl, !s->bio_reads_ahead);
   /* A server's first read is the fill's: the ClientHello in one recv(),
    * not a 5-byte header read that usually finds nothing yet (EAGAIN). */
   s->rd_drained = !client;
@@ -69,9 +80,11 @@ static int closed_err(tb_sock *s, tb_error *err) {
   return 1;
 }
 
-static void count_io(tb_engine *e) {
+/* Mutex held. The BIO counts record bytes sent itself: once it seals,
+ * OpenSSL hands it plaintext, and it holds records back. */
+static void count_io(tb_sock *s, tb_engine *e) {
   e->stats.bytes_in = BIO_number_read(SSL_get_rbio(e->ssl));
-  e->stats.bytes_out = BIO_number_written(SSL_get_wbio(e->ssl));
+  e->stats.bytes_out = s->sent;
   e->stats.calls++;
 }
 
@@ -111,7 +124,7 @@ int tb_sock_handshake(tb_sock *s, int64_t timeout_ms, void *glue, tb_error *err)
     }
     step = tb_hs_step(e);
     what = SSL_want_write(e->ssl) ? TB_WAIT_WRITE : TB_WAIT_READ;
-    count_io(e);
+    count_io(s, e);
     if (step < 0) {
       e->error_pending = 0;
       if (!closed_err(s, err))
@@ -141,6 +154,17 @@ int tb_sock_handshake(tb_sock *s, int64_t timeout_ms, void *glue, tb_error *err)
   return rc;
 }
 
+/* The descriptor failed under a read or a write. */
+static void sys_failure(int saved_errno, int reading, tb_error *err) {
+  if (saved_errno == ECONNRESET)
+    tb_err_set(err, TB_ERR_SOCKET, "Connection reset");
+  else if (saved_errno == EPIPE)
+    tb_err_set(err, TB_ERR_SOCKET, "Broken pipe");
+  else
+    tb_err_set(err, TB_ERR_SOCKET, "%s: %s", reading ? "read" : "write",
+               saved_errno ? strerror(saved_errno) : "unexpected end of stream");
+}
+
 /* An OpenSSL failure after the handshake: 1 means "treat as end of stream"
  * (the peer closed without close_notify, which SunJSSE also accepts by
  * default), 0 means err now holds the error. Mutex held. */
@@ -162,13 +186,7 @@ static int io_failure(tb_sock *s, int se, int saved_errno, int reading, tb_error
   if (se == SSL_ERROR_SYSCALL && code == 0) {
     if (saved_errno == 0 && reading)
       return 1;
-    if (saved_errno == ECONNRESET)
-      tb_err_set(err, TB_ERR_SOCKET, "Connection reset");
-    else if (saved_errno == EPIPE)
-      tb_err_set(err, TB_ERR_SOCKET, "Broken pipe");
-    else
-      tb_err_set(err, TB_ERR_SOCKET, "%s: %s", reading ? "read" : "write",
-                 saved_errno ? strerror(saved_errno) : "unexpected end of stream");
+    sys_failure(saved_errno, reading, err);
     return 0;
   }
   tb_err_from_openssl(err, TB_ERR_SSL, reading ? "cannot read TLS record" : "cannot write TLS record");
@@ -229,11 +247,11 @@ static uint8_t *begin_call(tb_sock *s, tb_pin_fn pin, void *arg, tb_error *err) 
 
 /* Whether a read should wait for input before calling OpenSSL: the kernel
  * had nothing left at the last recv(), nothing is staged, and OpenSSL holds
- * no bytes of its own (read ahead: whole records, or part of one, may sit
- * in its buffer while the descriptor is not readable, and then waiting
- * could block for good). The BIO would refuse to read then too (no recv()
- * that fails with EAGAIN on every keep-alive request); asking first saves
- * the SSL_read that would only say so. */
+ * no bytes of its own (a record it has decrypted and not handed out yet,
+ * or the part of one that came: waiting then could block for good). The
+ * BIO would refuse to read then too (no recv() that fails with EAGAIN on
+ * every keep-alive request); asking first saves the SSL_read that would
+ * only say so. */
 static int wait_first(tb_sock *s, tb_engine *e) {
   int r;
   lock(s);
@@ -285,7 +303,7 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
     saved = errno;
     unpin(arg, p, ok);
     tb_io_clock_add(&e->stats.ns_read, t0);
-    count_io(e);
+    count_io(s, e);
     if (ok) {
       e->stats.app_in += n;
       e->stats.records_in++;
@@ -322,6 +340,32 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
   return out;
 }
 
+/* Waits until the kernel has taken every record the BIO sealed: a write
+ * returns once its bytes are on their way, as it does when OpenSSL keeps
+ * the record the kernel did not take and is asked again. */
+static int drain_out(tb_sock *s, tb_error *err) {
+  for (;;) {
+    int rc, saved;
+    lock(s);
+    if (closed_err(s, err)) {
+      unlock(s);
+      return -1;
+    }
+    rc = tb_sock_flush_out(s);
+    saved = errno;
+    s->e->stats.bytes_out = s->sent;
+    unlock(s);
+    if (rc == 0)
+      return 0;
+    if (rc < 0) {
+      sys_failure(saved, 0, err);
+      return -1;
+    }
+    if (tb_sock_wait(s, TB_WAIT_WRITE, 0, err) < 0)
+      return -1;
+  }
+}
+
 long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_t len, tb_error *err) {
   size_t done = 0;
   tb_engine *e = enter_tls(s, err);
@@ -329,7 +373,7 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
     return TB_SOCK_ERR;
   while (done < len) {
     size_t n = 0, chunk = len - done > INT_MAX ? INT_MAX : len - done;
-    int ok, se = 0, saved, w;
+    int ok, se = 0, saved, w, queued = 0;
     uint8_t *p;
     uint64_t t0;
     if (atomic_load(&s->shut_out)) {
@@ -346,6 +390,10 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
         break;
       continue;
     }
+    /* A sealing BIO queues what the kernel does not take: one record per
+     * call keeps the queue at one record, however long the write. */
+    if (s->seal && chunk > SSL3_RT_MAX_PLAIN_LENGTH)
+      chunk = SSL3_RT_MAX_PLAIN_LENGTH;
     tb_err_reset_shared();
     errno = 0;
     t0 = tb_io_clock();
@@ -355,11 +403,12 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
     saved = errno;
     unpin(arg, p, 0);
     tb_io_clock_add(&e->stats.ns_write, t0);
-    count_io(e);
+    count_io(s, e);
     if (ok) {
       e->stats.app_out += n;
       e->stats.records_out++;
       done += n;
+      queued = s->out_len > s->out_off;
     } else {
       se = tb_ssl_error(e->ssl, 0);
       /* a park here means a reader is answering a request: wait for it */
@@ -367,6 +416,8 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
         io_failure(s, se, saved, 0, err);
     }
     unlock(s);
+    if (ok && queued && drain_out(s, err) < 0)
+      break;
     if (ok)
       continue;
     if (se == SSL_ERROR_WANT_X509_LOOKUP || se == SSL_ERROR_WANT_RETRY_VERIFY) {
@@ -419,7 +470,7 @@ void tb_sock_close_notify(tb_sock *s) {
       tb_err_reset();
       SSL_shutdown(e->ssl); /* non-blocking: whatever the kernel takes now */
       tb_err_reset();
-      count_io(e);
+      count_io(s, e);
     }
     unlock(s);
   }

@@ -9,8 +9,9 @@
  * runs on this thread in order: each message sits in the loopback socket's
  * buffer before its reader comes, so every counted read finds its bytes and
  * the count does not depend on scheduling. The floor is plain OpenSSL on
- * the descriptor (SSL_set_fd, blocking, read ahead on as tlsbridge's
- * sockets have it) doing the same exchange, counted the same way. */
+ * the descriptor (SSL_set_fd, blocking, OpenSSL reading ahead: one recv
+ * per request, as tlsbridge's socket makes) doing the same exchange,
+ * counted the same way. */
 #include "icount.h"
 #include "ciphers.h"
 #include "socket.h"

@@ -5,8 +5,8 @@
 # (and 1 KiB over TLS 1.2) through tlsbridge's engines, with plain OpenSSL
 # over a BIO pair as the floor; a native socket server's keep-alive request
 # (read ~100 bytes, write 1 KiB, TLS 1.3 and 1.2, loopback TCP;
-# tests/icount/icount_socket.c), with OpenSSL on the descriptor (read ahead
-# on, as tlsbridge has it) as the floor;
+# tests/icount/icount_socket.c), with OpenSSL on the descriptor (reading
+# ahead: one recv per request, as tlsbridge's socket) as the floor;
 # and the heap calls of each, from a second build run natively; for
 # the bundled flavour's core (OpenSSL 3.5 linked in) and the system one's.
 # Deterministic (fixed keys and RAND), so unlike a timed benchmark a

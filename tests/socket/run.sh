@@ -6,8 +6,9 @@
 #     /proc/self/fd count, thread count and live connections back where they were
 #   - a 16 MiB response through curl, TLS 1.2 and 1.3, compared by SHA-256
 #   - strace -k: TLS records leave through the accepted descriptor from
-#     OpenSSL's socket BIO (libssl, or the bundled copy inside
-#     libtlsbridge-bundled.so) called by libtlsbridge, with no Java frame between
+#     the socket BIO inside libtlsbridge, under OpenSSL (libssl, or the bundled
+#     copy inside libtlsbridge-bundled.so, whose keys let the BIO seal the
+#     records itself), with no Java frame between
 #   - strace counts (bench/runner/syscalls.py): a keep-alive request costs the server one recv
 #     that waits and one send, not a poll and a read before the send (bound 2.5, was 3.1);
 #     a new connection's TLS reads and writes (recv, send, sendmsg) are at most 7: the
@@ -200,7 +201,7 @@ else
 fi
 
 # Where the records leave: strace -k on the server while curl fetches 40 000 bytes.
-if start_bench traced TLSBridge.SSLSocket 40000 strace -f -k -qq -e trace=accept4,write,sendto,writev -o "$WORK/trace"; then
+if start_bench traced TLSBridge.SSLSocket 40000 strace -f -k -qq -e trace=accept4,write,sendto,writev,sendmsg -o "$WORK/trace"; then
   timeout 60 curl -sk --tlsv1.3 -o /dev/null "https://127.0.0.1:$B_PORT/"
   stop_bench
   verdict=$(python3 - "$WORK/trace" "$WORK/evidence" <<'PY'
@@ -213,7 +214,8 @@ for i, line in enumerate(lines):
         fds.add(m.group(2))
         continue
     # a TLS application-data record header (23, 3, 3) written on an accepted descriptor
-    m = re.match(r'(\d+)\s+(write|sendto)\((\d+), "\\27\\3\\3', line)
+    # (sendmsg: how the socket BIO sends what it queued, and every record it seals)
+    m = re.match(r'(\d+)\s+(write|sendto|sendmsg)\((\d+), (?:\{msg_name=NULL, msg_namelen=0, msg_iov=\[\{iov_base=)?"\\27\\3\\3', line)
     if m and m.group(3) in fds:
         stack = []
         for nxt in lines[i + 1:]:
