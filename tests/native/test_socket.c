@@ -11,38 +11,9 @@
 #include <arpa/inet.h>
 #include <netinet/tcp.h>
 
-
 static SSL_CTX *ctx;
 static tb_keymat *key;
 static int port;
-
-static uint8_t *pin_buf(void *arg) { return arg; }
-static void unpin_buf(void *arg, uint8_t *p, int commit) { (void)arg, (void)p, (void)commit; }
-
-/* Every call leaves this thread's OpenSSL error queue empty, failures
- * included: the bundled flavour's record path counts on it. */
-static long rd(tb_sock *s, void *buf, size_t n, int64_t timeout_ms, tb_error *err) {
-  long rc = tb_sock_read(s, pin_buf, unpin_buf, buf, n, timeout_ms, err);
-  CHECK(ERR_peek_error() == 0);
-  return rc;
-}
-
-static long wr(tb_sock *s, const void *buf, size_t n, tb_error *err) {
-  long rc = tb_sock_write(s, pin_buf, unpin_buf, (void *)buf, n, err);
-  CHECK(ERR_peek_error() == 0);
-  return rc;
-}
-
-static int handshake(tb_sock *s, tb_keymat *k) {
-  tb_error err;
-  int rc;
-  while ((rc = tb_sock_handshake(s, 5000, NULL, &err)) > 0)
-    tb_test_run_task(s->e, k);
-  CHECK(ERR_peek_error() == 0);
-  if (rc < 0)
-    fprintf(stderr, "handshake: %s\n", err.msg);
-  return rc;
-}
 
 static uint64_t ms_since(uint64_t t0) { return (tb_now_ns() - t0) / 1000000u; }
 
@@ -58,7 +29,7 @@ static tb_sock *connect_client(int cork) {
   CHECK(tb_sock_connect(c, &a, 2000, &err) == 0);
   CHECK(!cork || setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &cork, sizeof cork) == 0);
   CHECK(tb_sock_attach(c, ctx, 1, &err) == 0);
-  CHECK(handshake(c, NULL) == 0);
+  CHECK(tb_test_sock_handshake(c, NULL) == 0);
   return c;
 }
 
@@ -68,17 +39,17 @@ static void *client_main(void *arg) {
   tb_error err;
   char buf[16] = {0};
   tb_sock *c = connect_client(arg != NULL);
-  CHECK(wr(c, "hello", 5, &err) == 5);
+  CHECK(tb_test_wr(c, "hello", 5, &err) == 5);
   if (arg) {
     int off = 0;
     CHECK(setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off) == 0);
   }
-  CHECK(rd(c, buf, 5, 5000, &err) == 5);
+  CHECK(tb_test_rd(c, buf, 5, 5000, &err) == 5);
   CHECK(memcmp(buf, "world", 5) == 0);
   /* the server's TLS 1.3 tickets came before its reply */
   CHECK(SSL_SESSION_has_ticket(SSL_get0_session(c->e->ssl)));
   /* the server closes with close_notify: end of stream */
-  CHECK(rd(c, buf, sizeof buf, 5000, &err) == TB_SOCK_EOF);
+  CHECK(tb_test_rd(c, buf, sizeof buf, 5000, &err) == TB_SOCK_EOF);
   tb_sock_free(c);
   return NULL;
 }
@@ -90,10 +61,10 @@ static void *ticket_waiting_client(void *arg) {
   char buf[8];
   tb_sock *c = connect_client(0);
   (void)arg;
-  CHECK(rd(c, buf, 1, 300, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
+  CHECK(tb_test_rd(c, buf, 1, 300, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
   CHECK(SSL_SESSION_has_ticket(SSL_get0_session(c->e->ssl)));
-  CHECK(wr(c, "hello", 5, &err) == 5);
-  CHECK(rd(c, buf, 3, 5000, &err) == 3 && memcmp(buf, "bye", 3) == 0);
+  CHECK(tb_test_wr(c, "hello", 5, &err) == 5);
+  CHECK(tb_test_rd(c, buf, 3, 5000, &err) == 3 && memcmp(buf, "bye", 3) == 0);
   tb_sock_free(c);
   return NULL;
 }
@@ -110,9 +81,9 @@ static void *two_records_client(void *arg) {
   tb_sock *c = connect_client(0);
   (void)arg;
   CHECK(setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on) == 0);
-  CHECK(wr(c, "first", 5, &err) == 5 && wr(c, "second", 6, &err) == 6);
+  CHECK(tb_test_wr(c, "first", 5, &err) == 5 && tb_test_wr(c, "second", 6, &err) == 6);
   CHECK(setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off) == 0);
-  CHECK(rd(c, buf, 4, 5000, &err) == 4 && memcmp(buf, "done", 4) == 0);
+  CHECK(tb_test_rd(c, buf, 4, 5000, &err) == 4 && memcmp(buf, "done", 4) == 0);
   tb_sock_free(c);
   return NULL;
 }
@@ -124,8 +95,8 @@ static void *late_client(void *arg) {
   tb_sock *c = connect_client(0);
   (void)arg;
   usleep(400000);
-  CHECK(wr(c, "late", 4, &err) == 4);
-  CHECK(rd(c, buf, 3, 5000, &err) == 3 && memcmp(buf, "bye", 3) == 0);
+  CHECK(tb_test_wr(c, "late", 4, &err) == 4);
+  CHECK(tb_test_rd(c, buf, 3, 5000, &err) == 3 && memcmp(buf, "bye", 3) == 0);
   tb_sock_free(c);
   return NULL;
 }
@@ -155,7 +126,7 @@ typedef struct blocked {
 static void *blocked_read(void *arg) {
   blocked *b = arg;
   char buf[8];
-  b->rc = rd(b->s, buf, sizeof buf, 0, &b->err);
+  b->rc = tb_test_rd(b->s, buf, sizeof buf, 0, &b->err);
   return NULL;
 }
 
@@ -193,19 +164,19 @@ int main(void) {
   CHECK(s->named == 3);
   names_match_kernel(s);
   CHECK(tb_sock_attach(s, ctx, 0, &err) == 0);
-  CHECK(handshake(s, key) == 0);
+  CHECK(tb_test_sock_handshake(s, key) == 0);
   /* the TLS 1.3 tickets are held; the client's "hello" came with its
    * Finished, so the read returns it without sending them ... */
   CHECK(s->out_len > 0 && s->out_off == 0);
-  CHECK(rd(s, buf, 5, 5000, &err) == 5);
+  CHECK(tb_test_rd(s, buf, 5, 5000, &err) == 5);
   CHECK(memcmp(buf, "hello", 5) == 0);
   CHECK(s->out_len > 0);
   /* ... and before the server waits for the peer they go */
   t0 = tb_now_ns();
-  CHECK(rd(s, buf, 5, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
+  CHECK(tb_test_rd(s, buf, 5, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
   CHECK(ms_since(t0) >= 99 && ms_since(t0) < 200);
   CHECK(s->out_len == 0);
-  CHECK(wr(s, "world", 5, &err) == 5);
+  CHECK(tb_test_wr(s, "world", 5, &err) == 5);
   CHECK(s->e->stats.app_in == 5 && s->e->stats.app_out == 5 && s->e->stats.bytes_out > 0);
   tb_sock_close_notify(s);
   pthread_join(client, NULL);
@@ -216,19 +187,19 @@ int main(void) {
    * read with nothing held still times out */
   pthread_create(&client, NULL, two_records_client, NULL);
   s = tb_sock_accept(l, 5000, &err);
-  CHECK(s && tb_sock_attach(s, ctx, 0, &err) == 0 && handshake(s, key) == 0);
-  CHECK(rd(s, buf, 3, 5000, &err) == 3 && memcmp(buf, "fir", 3) == 0);
+  CHECK(s && tb_sock_attach(s, ctx, 0, &err) == 0 && tb_test_sock_handshake(s, key) == 0);
+  CHECK(tb_test_rd(s, buf, 3, 5000, &err) == 3 && memcmp(buf, "fir", 3) == 0);
   CHECK(tb_sock_pending(s) == 2);
-  CHECK(rd(s, buf, 3, 5000, &err) == 2 && memcmp(buf, "st", 2) == 0);
+  CHECK(tb_test_rd(s, buf, 3, 5000, &err) == 2 && memcmp(buf, "st", 2) == 0);
   /* "second" waits in the socket's buffer, or in OpenSSL's where it reads ahead */
   CHECK(tb_sock_pending(s) == 0 && (s->bio_reads_ahead ? s->in_len > s->in_off : SSL_has_pending(s->e->ssl)));
   t0 = tb_now_ns();
-  CHECK(rd(s, buf, sizeof buf, 3000, &err) == 6 && memcmp(buf, "second", 6) == 0);
+  CHECK(tb_test_rd(s, buf, sizeof buf, 3000, &err) == 6 && memcmp(buf, "second", 6) == 0);
   CHECK(ms_since(t0) < 1000);
   t0 = tb_now_ns();
-  CHECK(rd(s, buf, sizeof buf, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
+  CHECK(tb_test_rd(s, buf, sizeof buf, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
   CHECK(ms_since(t0) >= 99 && ms_since(t0) < 1000);
-  CHECK(wr(s, "done", 4, &err) == 4);
+  CHECK(tb_test_wr(s, "done", 4, &err) == 4);
   pthread_join(client, NULL);
   tb_sock_free(s);
 
@@ -236,9 +207,9 @@ int main(void) {
    * the server waits for its request */
   pthread_create(&client, NULL, ticket_waiting_client, NULL);
   s = tb_sock_accept(l, 5000, &err);
-  CHECK(s && tb_sock_attach(s, ctx, 0, &err) == 0 && handshake(s, key) == 0);
-  CHECK(rd(s, buf, 5, 5000, &err) == 5 && memcmp(buf, "hello", 5) == 0);
-  CHECK(wr(s, "bye", 3, &err) == 3);
+  CHECK(s && tb_sock_attach(s, ctx, 0, &err) == 0 && tb_test_sock_handshake(s, key) == 0);
+  CHECK(tb_test_rd(s, buf, 5, 5000, &err) == 5 && memcmp(buf, "hello", 5) == 0);
+  CHECK(tb_test_wr(s, "bye", 3, &err) == 3);
   pthread_join(client, NULL);
   tb_sock_free(s);
 
@@ -246,10 +217,10 @@ int main(void) {
    * timeout after one that timed out waits as long as it takes */
   pthread_create(&client, NULL, late_client, NULL);
   s = tb_sock_accept(l, 5000, &err);
-  CHECK(s && tb_sock_attach(s, ctx, 0, &err) == 0 && handshake(s, key) == 0);
-  CHECK(rd(s, buf, 4, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
-  CHECK(rd(s, buf, 4, 0, &err) == 4 && memcmp(buf, "late", 4) == 0);
-  CHECK(wr(s, "bye", 3, &err) == 3);
+  CHECK(s && tb_sock_attach(s, ctx, 0, &err) == 0 && tb_test_sock_handshake(s, key) == 0);
+  CHECK(tb_test_rd(s, buf, 4, 100, &err) == TB_SOCK_ERR && err.kind == TB_ERR_TIMEOUT);
+  CHECK(tb_test_rd(s, buf, 4, 0, &err) == 4 && memcmp(buf, "late", 4) == 0);
+  CHECK(tb_test_wr(s, "bye", 3, &err) == 3);
   pthread_join(client, NULL);
   tb_sock_free(s);
 
@@ -257,14 +228,14 @@ int main(void) {
    * the descriptor goes only when that reader has left */
   pthread_create(&client, NULL, client_main, NULL);
   s2 = tb_sock_accept(l, 5000, &err);
-  CHECK(s2 && tb_sock_attach(s2, ctx, 0, &err) == 0 && handshake(s2, key) == 0);
-  CHECK(rd(s2, buf, 5, 5000, &err) == 5);
+  CHECK(s2 && tb_sock_attach(s2, ctx, 0, &err) == 0 && tb_test_sock_handshake(s2, key) == 0);
+  CHECK(tb_test_rd(s2, buf, 5, 5000, &err) == 5);
   memset(&b, 0, sizeof b);
   b.s = s2;
   pthread_create(&reader, NULL, blocked_read, &b);
   usleep(100000);
   CHECK(atomic_load(&s2->refs) == 2); /* the owner and the blocked reader */
-  wr(s2, "world", 5, &err);
+  tb_test_wr(s2, "world", 5, &err);
   tb_sock_close_notify(s2);
   t0 = tb_now_ns();
   tb_sock_close(s2);

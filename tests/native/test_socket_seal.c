@@ -22,26 +22,11 @@ static tb_keymat *key;
 static tb_sock *listener;
 static int port;
 
-static uint8_t *pin_buf(void *arg) { return arg; }
-static void unpin_buf(void *arg, uint8_t *p, int commit) { (void)arg, (void)p, (void)commit; }
-
-static long rd(tb_sock *s, void *buf, size_t n, tb_error *err) {
-  long rc = tb_sock_read(s, pin_buf, unpin_buf, buf, n, 5000, err);
-  CHECK(ERR_peek_error() == 0);
-  return rc;
-}
-
-static long wr(tb_sock *s, const void *buf, size_t n, tb_error *err) {
-  long rc = tb_sock_write(s, pin_buf, unpin_buf, (void *)buf, n, err);
-  CHECK(ERR_peek_error() == 0);
-  return rc;
-}
-
 /* Reads exactly n bytes (0) or fails (-1). */
 static int rd_all(tb_sock *s, uint8_t *buf, size_t n, tb_error *err) {
   size_t got = 0;
   while (got < n) {
-    long r = rd(s, buf + got, n - got, err);
+    long r = tb_test_rd(s, buf + got, n - got, 5000, err);
     if (r <= 0) {
       fprintf(stderr, "read: %ld %s\n", r, r == TB_SOCK_ERR ? err->msg : "");
       return -1;
@@ -49,16 +34,6 @@ static int rd_all(tb_sock *s, uint8_t *buf, size_t n, tb_error *err) {
     got += (size_t)r;
   }
   return 0;
-}
-
-static int handshake(tb_sock *s, tb_keymat *k) {
-  tb_error err;
-  int rc;
-  while ((rc = tb_sock_handshake(s, 5000, NULL, &err)) > 0)
-    tb_test_run_task(s->e, k);
-  if (rc < 0)
-    fprintf(stderr, "handshake: %s\n", err.msg);
-  return rc;
 }
 
 static uint8_t pattern(size_t i) { return (uint8_t)(i * 7 + (i >> 13) + 3); }
@@ -85,22 +60,22 @@ static void *client_main(void *arg) {
   inet_pton(AF_INET, "127.0.0.1", a.bytes);
   CHECK(tb_sock_connect(c, &a, 2000, &err) == 0);
   CHECK(tb_sock_attach(c, r->ctx, 1, &err) == 0);
-  CHECK(handshake(c, NULL) == 0);
-  CHECK(wr(c, "go", 2, &err) == 2);
+  CHECK(tb_test_sock_handshake(c, NULL) == 0);
+  CHECK(tb_test_wr(c, "go", 2, &err) == 2);
   r->sealed = c->seal != NULL;
   usleep(100000);
   CHECK(rd_all(c, buf, BULK, &err) == 0);
   for (i = 0; i < BULK; i++)
     bad += buf[i] != pattern(i);
   CHECK(bad == 0);
-  CHECK(wr(c, "ok", 2, &err) == 2);
+  CHECK(tb_test_wr(c, "ok", 2, &err) == 2);
   for (int k = 0; k < r->key_updates; k++) {
     CHECK(rd_all(c, buf, 1000, &err) == 0 && buf[0] == (uint8_t)k && buf[999] == (uint8_t)k);
     CHECK(tb_sock_key_update(c, &err) == 0);
     one = (uint8_t)k;
-    CHECK(wr(c, &one, 1, &err) == 1);
+    CHECK(tb_test_wr(c, &one, 1, &err) == 1);
   }
-  CHECK(rd(c, buf, 1, &err) == TB_SOCK_EOF); /* the server's close_notify */
+  CHECK(tb_test_rd(c, buf, 1, 5000, &err) == TB_SOCK_EOF); /* the server's close_notify */
   tb_sock_free(c);
   free(buf);
   return NULL;
@@ -125,10 +100,10 @@ static int exchange(SSL_CTX *ctx, const char *what) {
   s = tb_sock_accept(listener, 5000, &err);
   CHECK(s != NULL);
   CHECK(setsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof small) == 0);
-  CHECK(tb_sock_attach(s, ctx, 0, &err) == 0 && handshake(s, key) == 0);
+  CHECK(tb_sock_attach(s, ctx, 0, &err) == 0 && tb_test_sock_handshake(s, key) == 0);
   CHECK(rd_all(s, buf, 2, &err) == 0 && memcmp(buf, "go", 2) == 0);
   sealed = s->seal != NULL;
-  CHECK(wr(s, big, BULK, &err) == (long)BULK);
+  CHECK(tb_test_wr(s, big, BULK, &err) == (long)BULK);
   CHECK(s->out_len == s->out_off); /* nothing left queued once it returns */
   CHECK(s->e->stats.bytes_out == s->sent && s->sent > BULK);
   /* the client has it all: close_notify below finds room in the kernel */
@@ -136,7 +111,7 @@ static int exchange(SSL_CTX *ctx, const char *what) {
   for (int k = 0; k < r.key_updates; k++) {
     CHECK(tb_sock_key_update(s, &err) == 0);
     memset(buf, k, sizeof buf);
-    CHECK(wr(s, buf, sizeof buf, &err) == (long)sizeof buf);
+    CHECK(tb_test_wr(s, buf, sizeof buf, &err) == (long)sizeof buf);
     CHECK(rd_all(s, buf, 1, &err) == 0 && buf[0] == (uint8_t)k);
   }
   tb_sock_close_notify(s);

@@ -155,3 +155,29 @@ size_t tb_exchange(tb_engine *from, tb_engine *to, const uint8_t *msg, size_t n,
   }
   return glen;
 }
+
+static uint8_t *pin_buf(void *arg) { return arg; }
+static void unpin_buf(void *arg, uint8_t *p, int commit) { (void)arg, (void)p, (void)commit; }
+
+long tb_test_rd(tb_sock *s, void *buf, size_t n, int64_t timeout_ms, tb_error *err) {
+  long rc = tb_sock_read(s, pin_buf, unpin_buf, buf, n, timeout_ms, err);
+  CHECK(ERR_peek_error() == 0);
+  return rc;
+}
+
+long tb_test_wr(tb_sock *s, const void *buf, size_t n, tb_error *err) {
+  long rc = tb_sock_write(s, pin_buf, unpin_buf, (void *)buf, n, err);
+  CHECK(ERR_peek_error() == 0);
+  return rc;
+}
+
+int tb_test_sock_handshake(tb_sock *s, tb_keymat *key) {
+  tb_error err;
+  int rc;
+  while ((rc = tb_sock_handshake(s, 5000, NULL, &err)) > 0)
+    tb_test_run_task(s->e, key);
+  CHECK(ERR_peek_error() == 0);
+  if (rc < 0)
+    fprintf(stderr, "handshake: %s\n", err.msg);
+  return rc;
+}

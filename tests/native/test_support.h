@@ -2,6 +2,7 @@
 #define TB_TEST_SUPPORT_H
 #include "tb.h"
 #include "keys.h"
+#include "socket.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,4 +41,12 @@ void tb_test_run_task(tb_engine *e, tb_keymat *key);
 /* Moves n bytes of msg and whatever else `from` has to say to `to`, wrapping
  * `to`'s answers back; returns the plaintext bytes `to` got. */
 size_t tb_exchange(tb_engine *from, tb_engine *to, const uint8_t *msg, size_t n, uint8_t *got, size_t cap);
+/* Socket calls as the socket tests make them, on a plain buffer: each
+ * checks that it left this thread's OpenSSL error queue empty, failures
+ * included (the bundled flavour's record path counts on it). */
+long tb_test_rd(tb_sock *s, void *buf, size_t n, int64_t timeout_ms, tb_error *err);
+long tb_test_wr(tb_sock *s, const void *buf, size_t n, tb_error *err);
+/* The handshake, its tasks answered with key (NULL for a client); 0, or -1
+ * with the error printed. */
+int tb_test_sock_handshake(tb_sock *s, tb_keymat *key);
 #endif
