@@ -30,10 +30,6 @@ final class EnginePeer {
         this.app = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize()).flip();
     }
 
-    SSLEngine engine() {
-        return engine;
-    }
-
     /** Runs the handshake to its end (beginHandshake first). */
     void handshake() throws IOException {
         engine.beginHandshake();
