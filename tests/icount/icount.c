@@ -92,6 +92,36 @@ void region_end(const char *name) {
 }
 #endif
 
+void count_region(const char *name, void (*op)(void *arg, int counted), void *arg, int times, int paused) {
+  int i;
+  for (i = 0; i < WARM; i++)
+    op(arg, 0);
+  region_start();
+  if (paused)
+    region_pause();
+  for (i = 0; i < times; i++)
+    op(arg, 1);
+  if (paused)
+    region_resume();
+  region_end(name);
+}
+
+/* A wrap+unwrap pair's ends (tb_engine or SSL) and size. */
+typedef struct pair_arg {
+  void *c, *s;
+  size_t n;
+} pair_arg;
+
+/* Region "<who> pair <tag><n> x<pairs>": `pairs` wrap+unwrap pairs of n bytes. */
+static void pair_region(const char *who, void (*pair)(void *, int), void *c, void *s, size_t n, const char *tag,
+                        int pairs) {
+  char name[64];
+  pair_arg p = {c, s, n};
+  snprintf(name, sizeof name, "%s pair %s%zu x%d", who, tag, n, pairs);
+  count_region(name, pair, &p, pairs, 0);
+  NEED(memcmp(plain, src, n) == 0);
+}
+
 static EVP_PKEY *pem_key(const char *pem) {
   BIO *b = BIO_new_mem_buf(pem, -1);
   EVP_PKEY *k = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL);
@@ -186,26 +216,13 @@ static void tb_connection(SSL_CTX *ctx, tb_keymat *key, tb_side *c, tb_side *s, 
 }
 
 /* The server answers n bytes; the client reads them. */
-static void tb_pair(tb_side *c, tb_side *s, size_t n) {
+static void tb_pair(void *arg, int counted) {
+  pair_arg *p = arg;
   tb_result w, u;
-  NEED(tb_engine_wrap(s->e, src, n, net, sizeof net, &w) == 0 && w.consumed == n);
-  NEED(tb_engine_unwrap(c->e, net, w.produced, plain, sizeof plain, &u) == 0);
-  NEED(u.consumed == w.produced && u.produced == n);
-}
-
-/* Warm pairs of n bytes, checked, then a region of `pairs` of them named
- * "tlsbridge pair <tag><n> x<pairs>". */
-static void tb_pair_region(tb_side *c, tb_side *s, size_t n, const char *tag, int pairs) {
-  char name[64];
-  int i;
-  for (i = 0; i < WARM; i++)
-    tb_pair(c, s, n);
-  NEED(memcmp(plain, src, n) == 0);
-  snprintf(name, sizeof name, "tlsbridge pair %s%zu x%d", tag, n, pairs);
-  region_start();
-  for (i = 0; i < pairs; i++)
-    tb_pair(c, s, n);
-  region_end(name);
+  (void)counted;
+  NEED(tb_engine_wrap(p->s, src, p->n, net, sizeof net, &w) == 0 && w.consumed == p->n);
+  NEED(tb_engine_unwrap(p->c, net, w.produced, plain, sizeof plain, &u) == 0);
+  NEED(u.consumed == w.produced && u.produced == p->n);
 }
 
 static void tb_regions(tb_keymat *key, const char *kind, int pairs) {
@@ -229,12 +246,12 @@ static void tb_regions(tb_keymat *key, const char *kind, int pairs) {
   region_end(name);
   tb_connection(ctx, key, &c, &s, TLS1_3_VERSION);
   for (k = 0; k < 2 && pairs > 0; k++)
-    tb_pair_region(&c, &s, SIZES[k], "", pairs);
+    pair_region("tlsbridge", tb_pair, c.e, s.e, SIZES[k], "", pairs);
   tb_engine_free(c.e);
   tb_engine_free(s.e);
   if (pairs > 0) { /* 1 KiB over TLS 1.2: its record format is OpenSSL's or the BIO's too */
     tb_connection(ctx, key, &c, &s, TLS1_2_VERSION);
-    tb_pair_region(&c, &s, 1024, "t12 ", pairs);
+    pair_region("tlsbridge", tb_pair, c.e, s.e, 1024, "t12 ", pairs);
     tb_engine_free(c.e);
     tb_engine_free(s.e);
   }
@@ -277,23 +294,11 @@ static void ossl_free(ossl_conn *k) {
   SSL_free(k->s);
 }
 
-static void ossl_pair(ossl_conn *k, size_t n) {
-  NEED(SSL_write(k->s, src, (int)n) == (int)n);
-  NEED(SSL_read(k->c, plain, sizeof plain) == (int)n);
-}
-
-/* ossl's twin of tb_pair_region: "openssl pair <tag><n> x<pairs>". */
-static void ossl_pair_region(ossl_conn *k, size_t n, const char *tag, int pairs) {
-  char name[64];
-  int i;
-  for (i = 0; i < WARM; i++)
-    ossl_pair(k, n);
-  NEED(memcmp(plain, src, n) == 0);
-  snprintf(name, sizeof name, "openssl pair %s%zu x%d", tag, n, pairs);
-  region_start();
-  for (i = 0; i < pairs; i++)
-    ossl_pair(k, n);
-  region_end(name);
+static void ossl_pair(void *arg, int counted) {
+  pair_arg *p = arg;
+  (void)counted;
+  NEED(SSL_write(p->s, src, (int)p->n) == (int)p->n);
+  NEED(SSL_read(p->c, plain, sizeof plain) == (int)p->n);
 }
 
 static void ossl_regions(EVP_PKEY *pk, X509 *x, const char *kind, int pairs) {
@@ -313,12 +318,12 @@ static void ossl_regions(EVP_PKEY *pk, X509 *x, const char *kind, int pairs) {
   region_end(name);
   ossl_connection(cctx, sctx, &k);
   for (j = 0; j < 2 && pairs > 0; j++)
-    ossl_pair_region(&k, SIZES[j], "", pairs);
+    pair_region("openssl", ossl_pair, k.c, k.s, SIZES[j], "", pairs);
   ossl_free(&k);
   if (pairs > 0) {
     SSL_CTX *c12 = ossl_ctx_v(NULL, NULL, TLS1_2_VERSION), *s12 = ossl_ctx_v(pk, x, TLS1_2_VERSION);
     ossl_connection(c12, s12, &k);
-    ossl_pair_region(&k, 1024, "t12 ", pairs);
+    pair_region("openssl", ossl_pair, k.c, k.s, 1024, "t12 ", pairs);
     ossl_free(&k);
     SSL_CTX_free(c12);
     SSL_CTX_free(s12);

@@ -1,7 +1,8 @@
 /* What the instruction-count harness's files share (tests/icount/icount.c,
  * icount_socket.c): the fixed suites, the warm-up count, the plaintext
  * buffers, the region brackets (callgrind's collection toggle and dump, or
- * the heap counter in the ICOUNT_HEAP build) and the floor's SSL_CTX. */
+ * the heap counter in the ICOUNT_HEAP build), the warm-up-then-count loop
+ * and the floor's SSL_CTX. */
 #ifndef TB_ICOUNT_H
 #define TB_ICOUNT_H
 #include "keys.h"
@@ -33,6 +34,13 @@ void region_start(void);
 void region_pause(void);
 void region_resume(void);
 void region_end(const char *name);
+
+/* op's first WARM calls (counted 0) stay outside the region, so one-time
+ * costs (buffers, lazy tables) do not land in the count; then `times` calls
+ * (counted 1) make region name. paused: collection is off around each call
+ * but for what op brackets with region_resume and region_pause. op
+ * re-produces its bytes every call: the caller checks them after. */
+void count_region(const char *name, void (*op)(void *arg, int counted), void *arg, int times, int paused);
 
 /* Plain OpenSSL's context for one protocol version; with pk, a server's. */
 SSL_CTX *ossl_ctx_v(EVP_PKEY *pk, X509 *x, int version);

@@ -94,27 +94,25 @@ static void tb_sock_pair(SSL_CTX *ctx, tb_sock *l, int port, tb_keymat *key, int
   NEED(pthread_join(t, NULL) == 0);
 }
 
-/* Warms the pair up, checks the bytes, then counts `exchanges` requests as
- * one region: exchange runs one request and its response, the server's part
- * counted when asked. */
-static void count_requests(const char *who, int v, void (*exchange)(void *, void *, int), void *c, void *s,
-                           int exchanges) {
+/* A request's ends: tb_sock or SSL. */
+typedef struct ends {
+  void *c, *s;
+} ends;
+
+/* "<who> socket <tag>1024 x<exchanges>": `exchanges` requests, each one
+ * request and its response, only the server's part counted (exchange
+ * resumes collection around it). */
+static void count_requests(const char *who, int v, void (*exchange)(void *, int), void *c, void *s, int exchanges) {
   char name[64];
-  int i;
-  for (i = 0; i < WARM; i++)
-    exchange(c, s, 0);
-  NEED(memcmp(reqbuf, REQUEST, REQ_LEN) == 0 && memcmp(plain, src, RESPONSE) == 0);
+  ends e = {c, s};
   snprintf(name, sizeof name, "%s socket %s%d x%d", who, VERSIONS[v].tag, RESPONSE, exchanges);
-  region_start();
-  region_pause();
-  for (i = 0; i < exchanges; i++)
-    exchange(c, s, 1);
-  region_resume();
-  region_end(name);
+  count_region(name, exchange, &e, exchanges, 1);
+  NEED(memcmp(reqbuf, REQUEST, REQ_LEN) == 0 && memcmp(plain, src, RESPONSE) == 0);
 }
 
-static void tb_sock_exchange(void *client, void *server, int counted) {
-  tb_sock *c = client, *s = server;
+static void tb_sock_exchange(void *arg, int counted) {
+  ends *e = arg;
+  tb_sock *c = e->c, *s = e->s;
   tb_error err;
   long r, w;
   NEED(tb_sock_write(c, pin_buf, unpin_buf, (void *)REQUEST, REQ_LEN, &err) == (long)REQ_LEN);
@@ -177,8 +175,9 @@ static void *ossl_connect(void *ssl) {
   return NULL;
 }
 
-static void ossl_sock_exchange(void *client, void *server, int counted) {
-  SSL *c = client, *s = server;
+static void ossl_sock_exchange(void *arg, int counted) {
+  ends *e = arg;
+  SSL *c = e->c, *s = e->s;
   int r, w;
   NEED(SSL_write(c, REQUEST, (int)REQ_LEN) == (int)REQ_LEN);
   if (counted)
