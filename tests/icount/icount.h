@@ -36,10 +36,11 @@ void region_resume(void);
 void region_end(const char *name);
 
 /* op's first WARM calls (counted 0) stay outside the region, so one-time
- * costs (buffers, lazy tables) do not land in the count; then `times` calls
- * (counted 1) make region name. paused: collection is off around each call
- * but for what op brackets with region_resume and region_pause. op
- * re-produces its bytes every call: the caller checks them after. */
+ * costs (buffers, lazy tables) do not land in the count; the next `times`
+ * calls (counted 1) are the region called name. With paused, collection is
+ * off during those calls except where op itself brackets work with
+ * region_resume and region_pause. op re-produces its bytes on every call,
+ * so the caller checks them after. */
 void count_region(const char *name, void (*op)(void *arg, int counted), void *arg, int times, int paused);
 
 /* Plain OpenSSL's context for one protocol version; with pk, a server's. */
