@@ -76,10 +76,19 @@ tb_openssl() {
     return 0
   fi
   mkdir -p "$TB_CACHE/openssl" || die "cannot create $TB_CACHE/openssl"
-  # One build per version at a time: a second caller waits, then finds it cached.
-  local lock
-  exec {lock}>"$dir.lock"
-  flock "$lock"
+  # One build per version at a time: a second caller waits, then finds it
+  # cached. The holder writes its pid and start time into the lock file so
+  # that a waiter can say whom it waits for.
+  local lock waited=0 holder
+  exec {lock}<>"$dir.lock"
+  if ! flock -n "$lock"; then
+    while ! flock -w 30 "$lock"; do
+      waited=$((waited + 30))
+      holder=$(head -c 200 "$dir.lock" 2>/dev/null | tr -d '\n')
+      log "OpenSSL $v ($arch): waiting ${waited} s for another build of it to finish (${holder:-holder unknown})"
+    done
+  fi
+  printf 'pid %s (%s), since %s' "$$" "$(tr '\0' ' ' </proc/$$/cmdline 2>/dev/null | cut -c1-80)" "$(date +%T)" >"$dir.lock"
   if _tb_openssl_cached "$dir" "$series" "$arch"; then
     exec {lock}>&-
     echo "$dir"
@@ -88,8 +97,15 @@ tb_openssl() {
   tmp=$(mktemp -d "$TB_CACHE/openssl/.build-$v-XXXXXX") || return 1
   need_pkgs build-essential perl curl ca-certificates
   [[ $arch == "$(uname -m)" ]] || need_pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-  log "building OpenSSL $v for $arch (crate openssl-src $cv) into $dir; log: $dir.log"
-  if ! _tb_openssl_build "$series" "$cv" "$v" "$dir" "$tmp" "$arch" >"$dir.log" 2>&1; then
+  log "building OpenSSL $v for $arch (crate openssl-src $cv; about 2 minutes on 2 idle cores) into $dir; log: $dir.log"
+  _tb_openssl_build "$series" "$cv" "$v" "$dir" "$tmp" "$arch" >"$dir.log" 2>&1 &
+  local pid=$! t0=$SECONDS rc
+  # A line every 20 s, so that a first build is never a silent terminal.
+  while ! wait_timeout "$pid" 20; do
+    log "OpenSSL $v ($arch): $((SECONDS - t0)) s, $(_tb_openssl_phase "$dir.log")"
+  done
+  wait "$pid"; rc=$?
+  if ((rc != 0)); then
     tail -30 "$dir.log" >&2
     rm -rf "$tmp"
     die "OpenSSL $v build failed; see $dir.log"
@@ -100,8 +116,35 @@ tb_openssl() {
   echo "$dir"
 }
 
-# Runs in a subshell: its trace stays there.
+# wait_timeout PID SECONDS: true once PID has exited (it stays reapable).
+wait_timeout() {
+  local i
+  for ((i = 0; i < $2 * 2; i++)); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.5
+  done
+  ! kill -0 "$1" 2>/dev/null
+}
+
+# _tb_openssl_phase LOG -> what the build in LOG is doing, in a few words.
+_tb_openssl_phase() {
+  local n
+  if grep -q '^+ mv -T' "$1" 2>/dev/null; then echo "installing"
+  elif n=$(grep -c -- ' -c -o ' "$1" 2>/dev/null) && ((n > 0)); then
+    echo "compiling ($n files so far)"
+  elif grep -q 'Configure' "$1" 2>/dev/null; then echo "configuring"
+  else echo "fetching the source"
+  fi
+}
+
+# Runs in a subshell: its trace stays there. The caller's compiler variables
+# are not OpenSSL's: Configure reads CC, CFLAGS, AR and friends from the
+# environment and prefixes --cross-compile-prefix to CC, so a CC that CMake or
+# a cross toolchain exported (an absolute aarch64-linux-gnu-gcc) would become
+# "aarch64-linux-gnu-/usr/bin/aarch64-linux-gnu-gcc". Each build says its own.
 _tb_openssl_build() (
+  unset CC CXX CPP CFLAGS CXXFLAGS CPPFLAGS LDFLAGS LDLIBS AR ARFLAGS AS LD NM OBJCOPY RANLIB RC CROSS_COMPILE \
+    PERL HASHBANGPERL KERNEL_BITS
   local series=$1 cv=$2 v=$3 dir=$4 tmp=$5 arch=$6 t0=$SECONDS src opts so cc=gcc target=() build install sum
   sum=$(sed -n '/^name = "openssl-src"/,/^$/s/^checksum = "\(.*\)"/\1/p' "$TB_ROOT/scripts/lib/openssl-crates/$series/Cargo.lock")
   [[ $sum =~ ^[0-9a-f]{64}$ ]] || { echo "no openssl-src checksum in openssl-crates/$series/Cargo.lock"; return 1; }
