@@ -10,6 +10,7 @@
 fresh_build_row() {
   local cache build root rc t0=$SECONDS lib log=target/fresh-build.log
   need_pkgs file
+  mkdir -p target
   cache=$(mktemp -d /tmp/tlsbridge-fresh-cache.XXXXXX) && build=$(mktemp -d /tmp/tlsbridge-fresh-build.XXXXXX) || {
     row "fresh build (empty cache)" 1 0 1 "mktemp failed"; FAILED=1; return; }
   # The arm64 Debian root (JDK, libssl-dev) is not OpenSSL's build: reuse it.
