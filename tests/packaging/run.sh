@@ -10,7 +10,7 @@ source "$(dirname "$0")/../../scripts/lib/common.sh"
 source "$(dirname "$0")/../../scripts/lib/openssl.sh"
 cd "$TB_ROOT"
 BUILD=${1:-target/native}
-JAR=$(ls target/tlsbridge-*.jar 2>/dev/null | grep -v sources | head -1)
+JAR=$(ls target/tlsbridge-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1)
 PASS=0; FAIL=0
 ok() { echo "PASS $*"; PASS=$((PASS + 1)); }
 ko() { echo "FAIL $*"; FAIL=$((FAIL + 1)); }
@@ -117,6 +117,13 @@ if [[ $(id -u) -eq 0 && -n $SYS_SSL ]] && unshare -m true 2>/dev/null; then
 else
   echo "NOT RUN (check only): hiding the system libssl needs root and unshare -m"
 fi
+
+# Maven Central's rules for the POM; the sources and javadoc jars; the bundled OpenSSL the manifest names.
+rules=$(python3 tests/packaging/pom_rules.py --jar "$JAR" 2>&1); rules_rc=$?
+while read -r line; do
+  case $line in PASS\ *) ok "${line#PASS }" ;; FAIL\ *) ko "${line#FAIL }" ;; *) echo "$line" ;; esac
+done <<<"$rules"
+grep -q '^FAIL ' <<<"$rules" || ((rules_rc == 0)) || ko "tests/packaging/pom_rules.py stopped (exit $rules_rc)"
 
 echo "SUMMARY packaging: $PASS passed, $FAIL failed"
 ((FAIL == 0))
