@@ -144,8 +144,16 @@ int tb_seal_record(tb_seal *s, const uint8_t *in, size_t n, uint8_t *out) {
 #include <linux/tls.h>
 
 /* OpenSSL's ktls_crypto_info_t on Linux (its include/internal/ktls.h, not
- * installed): the kernel's crypto_info for the suite, then its length. */
-struct ossl_ktls_info {
+ * installed): the kernel's crypto_info for the suite in a union, then its
+ * length. The union holds the suites OpenSSL's build knew from its kernel
+ * headers: AES-128-GCM alone before Linux 5.1 (SMALL), else also
+ * AES-256-GCM, whose struct is the largest (FULL; CCM and ChaCha20 are no
+ * larger and came later). */
+struct ossl_ktls_small {
+  struct tls12_crypto_info_aes_gcm_128 u;
+  size_t len;
+};
+struct ossl_ktls_full {
   union {
     struct tls12_crypto_info_aes_gcm_128 gcm128;
     struct tls12_crypto_info_aes_gcm_256 gcm256;
@@ -154,15 +162,29 @@ struct ossl_ktls_info {
   } u;
   size_t len;
 };
+#define SMALL_LEN offsetof(struct ossl_ktls_small, len)
+#define FULL_LEN offsetof(struct ossl_ktls_full, len)
+_Static_assert(sizeof(((struct ossl_ktls_full *)0)->u) == sizeof(struct tls12_crypto_info_aes_gcm_256),
+               "AES-256-GCM's struct is the union's largest");
+
+/* The releases whose kTLS record method the seal tests exercised, patch
+ * level included: each re-keys the BIO at every TLS 1.3 KeyUpdate, writes
+ * its fatal alert through the failed method (which the BIO then refuses),
+ * and retries a write the BIO failed (3.5.5 from the buffer it first
+ * passed, which the BIO never reads again). Any other release, 3.0 among
+ * them (it re-keys only its own record layer), seals its own records. */
+static const unsigned long CHECKED[] = {
+    0x30500050UL, /* 3.5.5 */
+    0x40000030UL, /* 4.0.3 */
+};
 
 int tb_seal_supported(void) {
-  /* The versions whose kTLS record method re-keys the BIO at every
-   * KeyUpdate and never retries a write from a moved buffer the BIO took
-   * (checked with bench/recordpath): 3.5 and 4.0. 3.0 re-keys only its own
-   * record layer, so its TLS 1.3 KeyUpdates would leave the BIO sealing
-   * with the old key. */
-  unsigned long v = OpenSSL_version_num() >> 20;
-  return v == 0x305 || v == 0x400;
+  unsigned long v = OpenSSL_version_num();
+  size_t i;
+  for (i = 0; i < sizeof CHECKED / sizeof CHECKED[0]; i++)
+    if (v == CHECKED[i])
+      return 1;
+  return 0;
 }
 
 /* Where each suite's fields sit in the kernel's crypto_info for it. */
@@ -181,6 +203,32 @@ static const struct layout {
     LAYOUT(TLS_CIPHER_AES_GCM_256, "AES-256-GCM", 8, struct tls12_crypto_info_aes_gcm_256),
     LAYOUT(TLS_CIPHER_CHACHA20_POLY1305, "ChaCha20-Poly1305", 0, struct tls12_crypto_info_chacha20_poly1305),
 };
+
+static size_t read_size(const uint8_t *p) {
+  size_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* 1 when the object OpenSSL passed has the layout this was written for,
+ * reading only bytes inside it. Its first bytes are the suite's own struct
+ * (OpenSSL fills only suites its build has). Any suite but AES-128-GCM
+ * means the FULL union. For AES-128-GCM, the word after its struct is the
+ * length in a SMALL union, or the start of the FULL union's rest, which
+ * OpenSSL zeroes (memset of the whole object), before the length. */
+static int layout_ok(const uint8_t *base, const struct layout *l, int tls13) {
+  size_t at = FULL_LEN;
+  if (l->salt_len + l->iv_len != NONCE_LEN)
+    return 0;
+  if (l->type == TLS_CIPHER_AES_GCM_128 && !tls13) { /* TLS 1.3 came with 5.1's headers */
+    size_t w = read_size(base + SMALL_LEN);
+    if (w == l->size)
+      return 1;
+    if (w != 0)
+      return 0;
+  }
+  return read_size(base + at) == l->size;
+}
 
 int tb_seal_set_key(tb_seal **out, long direction, const void *crypto_info) {
   const struct tls12_crypto_info_aes_gcm_128 *k = crypto_info;
@@ -202,7 +250,7 @@ int tb_seal_set_key(tb_seal **out, long direction, const void *crypto_info) {
    * new key for a seal already in use must be taken: libssl has no other
    * record layer to go back to then. */
   if (!l || (version != TLS_1_2_VERSION && version != TLS_1_3_VERSION) ||
-      ((const struct ossl_ktls_info *)crypto_info)->len != l->size || l->salt_len + l->iv_len != NONCE_LEN) {
+      !layout_ok(base, l, version == TLS_1_3_VERSION)) {
     if (rekey)
       fail(s, "the new key is not one it seals");
     return 0;
