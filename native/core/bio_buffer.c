@@ -120,9 +120,15 @@ static int overlaps(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
  * shares memory with the window is sealed into the queue: sealing in place
  * at an offset would overwrite plaintext not read yet. */
 static int seal_write(tb_io *io, const uint8_t *p, size_t n) {
-  size_t len = tb_seal_len(io->seal, n);
+  size_t len;
   int queued = 1;
   uint8_t *at;
+  /* A key change or a record failed: what OpenSSL writes now (its alert
+   * after a failed re-key, through the kTLS method it cannot leave) would go
+   * out unsealed, so nothing does; p is not read. */
+  if (tb_seal_failed(io->seal))
+    return -1;
+  len = tb_seal_len(io->seal, n);
   if (io->spill_len == 0 && io->out && io->out_cap - io->out_pos >= len &&
       !overlaps(p, n, io->out + io->out_pos, len)) {
     at = io->out + io->out_pos;

@@ -92,7 +92,7 @@ static int hs_step(tb_engine *e) {
     tb_trace_handshake(e);
     return 1;
   }
-  ssl_err = SSL_get_error(e->ssl, rc);
+  ssl_err = tb_ssl_error(e->ssl, rc);
   switch (ssl_err) {
   case SSL_ERROR_WANT_READ:
   case SSL_ERROR_WANT_WRITE:

@@ -77,6 +77,9 @@ typedef struct tb_sock {
   /* The sending keys, once OpenSSL hands them over: the BIO then seals
    * each record itself (seal.c) (mu). */
   tb_seal *seal;
+  /* errno of a send that failed for good: nothing more is sent, and the BIO
+   * fails every write without reading it (mu) */
+  int wr_err;
   uint64_t sent;            /* record bytes the kernel took (mu) */
   int filling;              /* a thread is blocked in recv() into in_buf (mu) */
   int64_t rcvtimeo_ms;      /* SO_RCVTIMEO now on the descriptor (the filler's) */

@@ -128,6 +128,10 @@ static uint8_t *queue_reserve(tb_sock *s, size_t n) {
   return p + s->out_len;
 }
 
+static int would_block(void) {
+  return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+}
+
 /* The queued bytes, then in (len may be 0), in one sendmsg. Returns how
  * many bytes of in went, or -1 with errno set; EAGAIN when only queued bytes
  * (or part of them) went, the rest staying queued to go first next time. */
@@ -136,8 +140,11 @@ static ssize_t send_queued(tb_sock *s, const char *in, size_t len) {
   struct iovec v[2] = {{s->out_buf + s->out_off, queued}, {(void *)in, len}};
   struct msghdr m = {.msg_iov = v, .msg_iovlen = len > 0 ? 2 : 1};
   ssize_t n = sendmsg(s->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-  if (n < 0)
+  if (n < 0) {
+    if (!would_block())
+      s->wr_err = errno ? errno : EIO;
     return -1;
+  }
   s->sent += (uint64_t)n;
   if ((size_t)n < queued) {
     s->out_off += (size_t)n;
@@ -152,11 +159,11 @@ static ssize_t send_queued(tb_sock *s, const char *in, size_t len) {
   return n - (ssize_t)queued;
 }
 
-static int would_block(void) {
-  return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-}
-
 int tb_sock_flush_out(tb_sock *s) {
+  if (s->wr_err) {
+    errno = s->wr_err;
+    return -1;
+  }
   if (s->out_len == s->out_off)
     return 0;
   if (send_queued(s, NULL, 0) == 0)
@@ -187,7 +194,7 @@ static int seal_write(tb_sock *s, const char *in, int len) {
     return -1;
   }
   if (!tb_seal_record(s->seal, (const uint8_t *)in, (size_t)len, at)) {
-    errno = EIO;
+    s->wr_err = errno = EIO;
     return -1;
   }
   s->out_len += rec;
@@ -207,6 +214,13 @@ static int sock_bio_write(BIO *b, const char *in, int len) {
   BIO_clear_retry_flags(b);
   if (len <= 0)
     return 0;
+  /* After a hard failure OpenSSL may still write: its alert, or (3.5) the
+   * failed record again from the buffer it first passed, which the caller
+   * pinned for that call only. Neither is read, and nothing is sent. */
+  if (s->wr_err || tb_seal_failed(s->seal)) {
+    errno = s->wr_err ? s->wr_err : EIO;
+    return -1;
+  }
   if (s->seal)
     return seal_write(s, in, len);
   if (holds(s, (size_t)len) && (at = queue_reserve(s, (size_t)len)) != NULL) {
@@ -220,6 +234,8 @@ static int sock_bio_write(BIO *b, const char *in, int len) {
     n = send(s->fd, in, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n > 0)
       s->sent += (uint64_t)n;
+    else if (n < 0 && !would_block())
+      s->wr_err = errno ? errno : EIO;
   }
   if (n < 0 && would_block())
     BIO_set_retry_write(b);

@@ -189,8 +189,32 @@ static int io_failure(tb_sock *s, int se, int saved_errno, int reading, tb_error
     sys_failure(saved_errno, reading, err);
     return 0;
   }
+  /* the send that failed under OpenSSL's write: its errno says more than
+   * the queue's system-library entry */
+  if (s->wr_err && !reading && !tb_seal_failed(s->seal)) {
+    tb_err_reset();
+    sys_failure(s->wr_err, 0, err);
+    return 0;
+  }
   tb_err_from_openssl(err, TB_ERR_SSL, reading ? "cannot read TLS record" : "cannot write TLS record");
   return 0;
+}
+
+/* A write that failed for good (a send error, a record or key change the
+ * BIO could not seal, OpenSSL's fatal error) ends the sending side: OpenSSL
+ * is not called to write again, since 3.5 would first retry the failed
+ * record from the buffer the caller pinned for that call only. Later
+ * writes, and reads that would have OpenSSL write, say what failed. Mutex
+ * held. */
+static void fail_sending(tb_engine *e, const tb_error *err) {
+  if (e->flags & TB_F_FAILED)
+    return;
+  e->flags |= TB_F_FAILED;
+  e->err = *err;
+}
+
+static void failed_before(tb_engine *e, tb_error *err) {
+  tb_err_set(err, TB_ERR_SSL, "cannot write TLS record: the connection failed earlier: %s", e->err.msg);
 }
 
 /* A TLS 1.3 server may ask for the client's certificate at any time after
@@ -310,8 +334,13 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
     } else {
       se = tb_ssl_error(e->ssl, 0);
       task = parked_task(e, se);
-      if (!task && se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
+      if (!task && se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE) {
         eof = io_failure(s, se, saved, 1, err);
+        /* OpenSSL's connection is dead, or its write side (a KeyUpdate
+         * answered with a key the BIO could not take) */
+        if (!eof && (se == SSL_ERROR_SSL || s->wr_err) && !atomic_load(&s->closed))
+          fail_sending(e, err);
+      }
     }
     unlock(s);
     if (ok) {
@@ -354,13 +383,15 @@ static int drain_out(tb_sock *s, tb_error *err) {
     rc = tb_sock_flush_out(s);
     saved = errno;
     s->e->stats.bytes_out = s->sent;
+    if (rc < 0) {
+      sys_failure(saved, 0, err);
+      fail_sending(s->e, err);
+    }
     unlock(s);
     if (rc == 0)
       return 0;
-    if (rc < 0) {
-      sys_failure(saved, 0, err);
+    if (rc < 0)
       return -1;
-    }
     if (tb_sock_wait(s, TB_WAIT_WRITE, 0, err) < 0)
       return -1;
   }
@@ -383,6 +414,12 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
     p = begin_call(s, pin, arg, err);
     if (!p)
       break;
+    if (e->flags & TB_F_FAILED) {
+      unpin(arg, p, 0);
+      failed_before(e, err);
+      unlock(s);
+      break;
+    }
     if (e->task != TB_TASK_NONE) {
       unpin(arg, p, 0);
       unlock(s);
@@ -412,8 +449,9 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
     } else {
       se = tb_ssl_error(e->ssl, 0);
       /* a park here means a reader is answering a request: wait for it */
-      if (!parked_task(e, se) && se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE)
-        io_failure(s, se, saved, 0, err);
+      if (!parked_task(e, se) && se != SSL_ERROR_WANT_READ && se != SSL_ERROR_WANT_WRITE &&
+          !io_failure(s, se, saved, 0, err) && !atomic_load(&s->closed))
+        fail_sending(e, err);
     }
     unlock(s);
     if (ok && queued && drain_out(s, err) < 0)

@@ -171,6 +171,7 @@ static inline void tb_err_reset_shared(void) {
  * answered first: an entry left on the queue can then never turn a
  * WANT_READ/WANT_WRITE into a failed connection, only reword a real one. */
 static inline int tb_ssl_error(const SSL *ssl, int rc) {
+  int se;
   if (rc <= 0) {
     int w = SSL_want(ssl);
     BIO *b = w == SSL_READING ? SSL_get_rbio(ssl) : w == SSL_WRITING ? SSL_get_wbio(ssl) : NULL;
@@ -179,7 +180,15 @@ static inline int tb_ssl_error(const SSL *ssl, int rc) {
     if (b && BIO_should_write(b))
       return SSL_ERROR_WANT_WRITE;
   }
-  return SSL_get_error(ssl, rc);
+  se = SSL_get_error(ssl, rc);
+  /* The peer's close_notify after its TLS 1.3 user_canceled (SunJSSE's
+   * SSLSocket.close() sends both): OpenSSL 3.5 and 4.0 keep user_canceled
+   * as the last warning alert, and SSL_get_error then calls the close a
+   * SYSCALL failure with nothing on the queue. */
+  if (se == SSL_ERROR_SYSCALL && rc <= 0 && (SSL_get_shutdown(ssl) & SSL_RECEIVED_SHUTDOWN) &&
+      ERR_peek_error() == 0)
+    return SSL_ERROR_ZERO_RETURN;
+  return se;
 }
 
 /* bio_buffer.c */

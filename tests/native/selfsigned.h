@@ -17,9 +17,15 @@ static inline X509 *tb_test_selfsigned(EVP_PKEY *pk, const char *cn) {
   X509_gmtime_adj(X509_getm_notBefore(x), -3600);
   X509_gmtime_adj(X509_getm_notAfter(x), 86400);
   X509_set_pubkey(x, pk);
-  n = X509_get_subject_name(x);
-  X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1, 0);
-  X509_set_issuer_name(x, n);
+  /* a name of its own: OpenSSL 4.0's X509_get_subject_name returns const */
+  n = X509_NAME_new();
+  if (!n || !X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1, 0) ||
+      !X509_set_subject_name(x, n) || !X509_set_issuer_name(x, n)) {
+    X509_NAME_free(n);
+    X509_free(x);
+    return NULL;
+  }
+  X509_NAME_free(n);
   if (!X509_sign(x, pk, EVP_sha256())) {
     X509_free(x);
     return NULL;

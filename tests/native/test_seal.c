@@ -126,6 +126,51 @@ static void switched_off(void) {
   tb_ctx_free(ctx);
 }
 
+#if defined(__linux__)
+#include <linux/tls.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* OpenSSL's key object as its build lays it out: AES-128-GCM alone in the
+ * union (kernel headers before 5.1: 48 bytes) or the full union (64),
+ * placed so that it ends where an unreadable page starts: a read past the
+ * object faults. */
+static void key_layouts(void) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), small = sizeof(struct tls12_crypto_info_aes_gcm_128) + 8,
+         full = sizeof(struct tls12_crypto_info_aes_gcm_256) + 8;
+  uint8_t *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *o;
+  struct tls12_crypto_info_aes_gcm_128 g;
+  tb_seal *s = NULL;
+  size_t len;
+  CHECK(map != MAP_FAILED && mprotect(map + page, page, PROT_NONE) == 0);
+  memset(&g, 0, sizeof g);
+  g.info.version = TLS_1_2_VERSION;
+  g.info.cipher_type = TLS_CIPHER_AES_GCM_128;
+  len = sizeof g;
+  /* small: the length right after the suite's struct */
+  o = map + page - small;
+  memset(o, 0, small);
+  memcpy(o, &g, sizeof g);
+  memcpy(o + sizeof g, &len, sizeof len);
+  CHECK(tb_seal_set_key(&s, 1, o) == 1 && s != NULL);
+  tb_seal_free(s), s = NULL;
+  /* full: the rest of the union zeroed, then the length */
+  o = map + page - full;
+  memset(o, 0, full);
+  memcpy(o, &g, sizeof g);
+  memcpy(o + full - 8, &len, sizeof len);
+  CHECK(tb_seal_set_key(&s, 1, o) == 1 && s != NULL);
+  tb_seal_free(s), s = NULL;
+  /* a length that is neither: not the layout this was written for */
+  len = 1;
+  memcpy(o + full - 8, &len, sizeof len);
+  CHECK(tb_seal_set_key(&s, 1, o) == 0 && s == NULL);
+  munmap(map, 2 * page);
+}
+#else
+static void key_layouts(void) {}
+#endif
+
 int main(void) {
   printf("%s: the BIO %s\n", OpenSSL_version(OPENSSL_VERSION),
          tb_seal_supported() ? "seals the records it sends" : "leaves sealing to OpenSSL");
@@ -139,5 +184,6 @@ int main(void) {
   suite("ECDHE-ECDSA-AES128-SHA256", TLS1_2_VERSION, 0);
   overlapping_buffers();
   switched_off();
+  key_layouts();
   return tb_test_finish("seal");
 }

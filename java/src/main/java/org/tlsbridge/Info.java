@@ -5,6 +5,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import org.tlsbridge.internal.NativeLibrary;
+import org.tlsbridge.internal.RecordSealing;
 
 /**
  * {@code java -jar tlsbridge.jar}: prints the versions, which OpenSSL flavour
@@ -29,6 +30,7 @@ public final class Info {
         System.out.println("openssl " + TlsBridgeProvider.openSslVersion() + " (" + NativeLibrary.flavour()
                 + "; -Dtlsbridge.openssl=bundled|system chooses)");
         System.out.println("native library " + TlsBridgeProvider.nativeLibraryPath());
+        System.out.println(RecordSealing.describe());
         SSLContext ctx = SSLContext.getInstance("TLS", new TlsBridgeProvider());
         ctx.init(null, null, null);
         SSLEngine e = ctx.createSSLEngine("example.org", 443);

@@ -12,6 +12,7 @@ import org.tlsbridge.engine.SessionContextImpl;
 import org.tlsbridge.internal.Cleaners;
 import org.tlsbridge.internal.Native;
 import org.tlsbridge.internal.NativeConstants;
+import org.tlsbridge.internal.RecordSealing;
 
 /**
  * An initialised SSLContext: its SSL_CTX, managers and defaults. Written
@@ -99,6 +100,7 @@ public final class ContextState {
         if ("false".equalsIgnoreCase(System.getProperty("tlsbridge.sessionTickets", "true"))) {
             Native.ctxOptions(c, NativeConstants.SSL_OP_NO_TICKET, 0);
         }
+        RecordSealing.logOnce();
         if ("false".equalsIgnoreCase(System.getProperty("tlsbridge.seal", "true"))) {
             // OpenSSL's own record layer seals again (docs/record-path.md)
             Native.ctxOptions(c, 0, NativeConstants.SSL_OP_ENABLE_KTLS);

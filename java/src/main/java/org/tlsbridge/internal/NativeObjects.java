@@ -53,4 +53,9 @@ public final class NativeObjects implements NativeObjectsMXBean {
     public long getNativeHeapInUse() {
         return Diagnostics.nativeHeapInUse();
     }
+
+    @Override
+    public String getRecordSealing() {
+        return RecordSealing.describe();
+    }
 }

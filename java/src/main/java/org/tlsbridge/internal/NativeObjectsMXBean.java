@@ -9,4 +9,7 @@ public interface NativeObjectsMXBean {
     long getKeys();
 
     long getNativeHeapInUse();
+
+    /** Whether tlsbridge or OpenSSL seals the records sent, and why. */
+    String getRecordSealing();
 }
