@@ -141,6 +141,18 @@ class KeyFileErrorsTest {
     }
 
     @Test
+    void badSessionTicketKeyFileNamesTheOpenSslConfCmd() throws Exception {
+        Path keys = work.resolve("ticket.keys");
+        Files.write(keys, new byte[12]);
+        Files.setPosixFilePermissions(keys, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        TlsBridgeSSLContext ctx = new TlsBridgeSSLContext("TLS", 0, keys.toString(), null, null);
+        java.security.KeyManagementException e = assertThrows(java.security.KeyManagementException.class,
+                () -> ctx.init(pki.pki.keyManagers("rsa"), pki.pki.trustManagers(), null));
+        assertTrue(e.getMessage().startsWith("<OpenSSLConfCmd name=\"tlsbridge.ticketKeys\">: session ticket key file "
+                + keys + " is 12 bytes"), e.getMessage());
+    }
+
+    @Test
     void theRightPasswordFromCertificateKeyPasswordFileWorks() throws Exception {
         // the right password through certificateKeyPasswordFile works (the wrong one above fails)
         Path pw = work.resolve("right-password.txt");
