@@ -70,16 +70,20 @@ class ConfigResolutionTest {
         TomcatPki t = TomcatPki.get();
         KeyStore rsa = t.pki.keyStore("rsa");
         byte[] want = rsa.getKey("rsa", "changeit".toCharArray()).getEncoded();
-        PrivateKey legacy = PemFiles.privateKey("certificateKeyFile", t.path("rsa-legacy.key"), TomcatPki.RSA_KEY_PASSWORD, "certificateKeyPassword");
+        PrivateKey legacy = PemFiles.privateKey("certificateKeyFile", t.path("rsa-legacy.key"),
+                TomcatPki.RSA_KEY_PASSWORD, "certificateKeyPassword");
         assertArrayEquals(want, legacy.getEncoded(), "legacy encrypted PEM");
-        assertArrayEquals(want, PemFiles.privateKey("certificateKeyFile", t.path("rsa.key"), null, null).getEncoded(), "plain PKCS#8 PEM");
-        PrivateKey ec = PemFiles.privateKey("certificateKeyFile", t.path("ec-enc.key"), TomcatPki.EC_KEY_PASSWORD, "certificateKeyPassword");
+        assertArrayEquals(want, PemFiles.privateKey("certificateKeyFile", t.path("rsa.key"), null, null).getEncoded(),
+                "plain PKCS#8 PEM");
+        PrivateKey ec = PemFiles.privateKey("certificateKeyFile", t.path("ec-enc.key"), TomcatPki.EC_KEY_PASSWORD,
+                "certificateKeyPassword");
         assertEquals("EC", ec.getAlgorithm());
         // certificateFile holding certificate and key together (no certificateKeyFile)
         Path both = Files.createTempFile("tlsbridge-both", ".pem");
         try {
             Files.write(both, concat(Files.readAllBytes(t.pki.file("rsa.pem")), Files.readAllBytes(t.pki.file("rsa.key"))));
-            assertArrayEquals(want, PemFiles.privateKey("certificateFile", both.toString(), null, null).getEncoded());
+            assertArrayEquals(want,
+                    PemFiles.privateKey("certificateFile", both.toString(), null, null).getEncoded());
             List<X509Certificate> certs = PemFiles.certificates("certificateFile", both.toString());
             assertEquals(1, certs.size());
             assertEquals("CN=localhost", certs.get(0).getSubjectX500Principal().getName());
