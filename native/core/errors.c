@@ -45,7 +45,7 @@ static const char *limit_name(unsigned long code) {
  * wrong password queues the same reasons twice: each is given once. */
 void tb_err_from_openssl(tb_error *err, int kind, const char *what) {
   enum { SHOWN = 4 };
-  char shown[SHOWN][160];
+  char shown[SHOWN][200];
   size_t used;
   unsigned long code;
   const char *file, *data, *func;

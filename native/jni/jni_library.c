@@ -1,4 +1,5 @@
-/* Build identity and OpenSSL version, for the loader's same-build check. */
+/* Build identity and OpenSSL version, for the loader's same-build check and
+ * (linked-in OpenSSL) for tlsbridge-probe. */
 #include "jni_util.h"
 #include "../core/linked_openssl.h"
 #include "../core/live.h"
