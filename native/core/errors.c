@@ -40,12 +40,16 @@ static const char *limit_name(unsigned long code) {
 }
 
 /* Drains the whole queue so a stale entry never leaks into the next call's
- * message; the first (innermost) reason leads because it names the cause. */
+ * message; the first (innermost) reason leads because it names the cause.
+ * OpenSSL 3's decoders try a key once per structure they might hold, so a
+ * wrong password queues the same reasons twice: each is given once. */
 void tb_err_from_openssl(tb_error *err, int kind, const char *what) {
+  enum { SHOWN = 4 };
+  char shown[SHOWN][200];
   size_t used;
   unsigned long code;
   const char *file, *data, *func;
-  int line, flags, n = 0;
+  int line, flags, n = 0, i;
 
   err->kind = kind;
   err->code = 0;
@@ -56,24 +60,25 @@ void tb_err_from_openssl(tb_error *err, int kind, const char *what) {
     const char *reason = ERR_reason_error_string(code);
     const char *lib = ERR_lib_error_string(code);
     const char *limit = limit_name(code);
-    char buf[200];
+    char *body;
     int w;
     if (err->code == 0)
       err->code = code;
-    if (n++ >= 4)
+    if (n >= SHOWN)
       continue;
+    body = shown[n];
     if (reason)
-      w = snprintf(buf, sizeof buf, "%s%s%s (%s%s%s)", n == 1 ? ": " : "; ", limit ? limit : "", reason,
-                   lib ? lib : "lib", (flags & ERR_TXT_STRING) && data && *data ? ": " : "",
-                   (flags & ERR_TXT_STRING) && data ? data : "");
+      snprintf(body, sizeof shown[0], "%s%s (%s%s%s)", limit ? limit : "", reason, lib ? lib : "lib",
+               (flags & ERR_TXT_STRING) && data && *data ? ": " : "", (flags & ERR_TXT_STRING) && data ? data : "");
     else
-      w = snprintf(buf, sizeof buf, "%serror:%08lX", n == 1 ? ": " : "; ", code);
-    if (w > 0 && used + 1 < sizeof err->msg) {
-      size_t room = sizeof err->msg - used - 1;
-      size_t take = (size_t)w < room ? (size_t)w : room;
-      memcpy(err->msg + used, buf, take);
-      used += take;
-      err->msg[used] = '\0';
-    }
+      snprintf(body, sizeof shown[0], "error:%08lX", code);
+    for (i = 0; i < n && strcmp(shown[i], body) != 0; i++)
+      ;
+    if (i < n)
+      continue;
+    n++;
+    w = snprintf(err->msg + used, sizeof err->msg - used, "%s%s", n == 1 ? ": " : "; ", body);
+    if (w > 0)
+      used += (size_t)w < sizeof err->msg - used ? (size_t)w : sizeof err->msg - used - 1;
   }
 }

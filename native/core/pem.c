@@ -9,6 +9,8 @@
 #include <string.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/evp.h>
 
 void tb_der_list_free(tb_der_list *l) {
   int i;
@@ -38,6 +40,24 @@ static int password_cb(char *buf, int size, int rwflag, void *u) {
   return (int)n;
 }
 
+/* What the user can do about a key OpenSSL did not read, told by the
+ * outermost reason (the last one queued); the caller's exception adds which
+ * file it was. */
+static void key_failure(const char *password_name, char *out, size_t n) {
+  unsigned long last = ERR_peek_last_error();
+  int lib = ERR_GET_LIB(last), reason = ERR_GET_REASON(last);
+  if (lib == ERR_LIB_PEM && reason == PEM_R_BAD_PASSWORD_READ && password_name)
+    snprintf(out, n, "the private key is encrypted and %s is not set", password_name);
+  else if (lib == ERR_LIB_PEM && reason == PEM_R_BAD_PASSWORD_READ)
+    snprintf(out, n, "the private key is encrypted and no password is given");
+  else if ((lib == ERR_LIB_PEM && reason == PEM_R_BAD_DECRYPT) ||
+           (lib == ERR_LIB_PKCS12 && reason == PKCS12_R_PKCS12_CIPHERFINAL_ERROR) ||
+           (lib == ERR_LIB_EVP && reason == EVP_R_BAD_DECRYPT))
+    snprintf(out, n, "cannot decrypt the private key (wrong %s?)", password_name ? password_name : "password");
+  else
+    snprintf(out, n, "no private key OpenSSL can read (PEM: PKCS#8, PKCS#1 or SEC1)");
+}
+
 static BIO *open_file(const char *path, const char *what, tb_error *err) {
   BIO *b;
   ERR_clear_error();
@@ -50,7 +70,8 @@ static BIO *open_file(const char *path, const char *what, tb_error *err) {
   return b;
 }
 
-int tb_pem_read_key(const char *path, const char *password, uint8_t **out, size_t *outlen, tb_error *err) {
+int tb_pem_read_key(const char *path, const char *password, const char *password_name, uint8_t **out,
+                    size_t *outlen, tb_error *err) {
   BIO *b = open_file(path, "private key", err);
   EVP_PKEY *key;
   PKCS8_PRIV_KEY_INFO *p8 = NULL;
@@ -63,9 +84,9 @@ int tb_pem_read_key(const char *path, const char *password, uint8_t **out, size_
   key = PEM_read_bio_PrivateKey(b, NULL, password_cb, (void *)password);
   BIO_free(b);
   if (!key) {
-    tb_err_from_openssl(err, TB_ERR_SSL,
-                        password ? "cannot read the private key (wrong certificateKeyPassword?)"
-                                 : "cannot read the private key (encrypted keys need certificateKeyPassword)");
+    char what[200];
+    key_failure(password_name, what, sizeof what);
+    tb_err_from_openssl(err, TB_ERR_SSL, what);
     return -1;
   }
   p8 = EVP_PKEY2PKCS8(key);
@@ -129,7 +150,7 @@ int tb_pem_read_certs(const char *path, tb_der_list *out, tb_error *err) {
   }
   ERR_clear_error();
   if (out->n == 0) {
-    tb_err_set(err, TB_ERR_SSL, "no certificate found in %s", path);
+    tb_err_set(err, TB_ERR_SSL, "no certificate found");
     goto bad;
   }
   BIO_free(b);

@@ -36,9 +36,9 @@ static char *secret_string(JNIEnv *env, jbyteArray a, int *fail) {
   return s;
 }
 
-static jbyteArray pem_key(JNIEnv *env, jclass c, jstring path, jbyteArray password) {
+static jbyteArray pem_key(JNIEnv *env, jclass c, jstring path, jbyteArray password, jstring password_name) {
   tb_error err;
-  const char *p;
+  const char *p, *name = NULL;
   char *pw;
   uint8_t *der = NULL;
   size_t len = 0;
@@ -57,9 +57,17 @@ static jbyteArray pem_key(JNIEnv *env, jclass c, jstring path, jbyteArray passwo
       OPENSSL_clear_free(pw, strlen(pw) + 1);
     return NULL;
   }
+  if (password_name && !(name = (*env)->GetStringUTFChars(env, password_name, NULL))) {
+    (*env)->ReleaseStringUTFChars(env, path, p);
+    if (pw)
+      OPENSSL_clear_free(pw, strlen(pw) + 1);
+    return NULL;
+  }
   tb_err_clear(&err);
-  rc = tb_pem_read_key(p, pw, &der, &len, &err);
+  rc = tb_pem_read_key(p, pw, name, &der, &len, &err);
   (*env)->ReleaseStringUTFChars(env, path, p);
+  if (name)
+    (*env)->ReleaseStringUTFChars(env, password_name, name);
   if (pw)
     OPENSSL_clear_free(pw, strlen(pw) + 1);
   if (rc < 0) {
@@ -157,7 +165,7 @@ static jobjectArray cipher_expand(JNIEnv *env, jclass c, jstring spec) {
 }
 
 const JNINativeMethod tb_config_methods[] = {
-    TB_N("pemKey", "(Ljava/lang/String;[B)[B", pem_key),
+    TB_N("pemKey", "(Ljava/lang/String;[BLjava/lang/String;)[B", pem_key),
     TB_N("pemCertificates", "(Ljava/lang/String;)[[B", pem_certs),
     TB_N("cipherExpand", "(Ljava/lang/String;)[Ljava/lang/String;", cipher_expand),
 };

@@ -1,15 +1,24 @@
-/* Build identity and OpenSSL version, for the loader's same-build check. */
+/* Build identity and OpenSSL version, for the loader's same-build check and
+ * (linked-in OpenSSL) for tlsbridge-probe. */
 #include "jni_util.h"
+#include "../core/linked_openssl.h"
 #include "../core/live.h"
 
 #include <malloc.h>
 #include <openssl/crypto.h>
+#include <openssl/opensslv.h>
 
 #ifndef TB_BUILD_ID
 #error "TB_BUILD_ID must be defined by the build"
 #endif
 #define TB_STR2(x) #x
 #define TB_STR(x) TB_STR2(x)
+
+#ifdef TB_OPENSSL_PRIVATE
+/* Read from the file by tlsbridge-probe, never by this code: the headers
+ * compiled against are those of the OpenSSL linked in. */
+__attribute__((used)) static const char linked_openssl[] = TB_LINKED_OPENSSL_TAG OPENSSL_VERSION_TEXT;
+#endif
 
 static jstring build_id(JNIEnv *env, jclass c) {
   return (*env)->NewStringUTF(env, TB_STR(TB_BUILD_ID));

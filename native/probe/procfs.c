@@ -4,6 +4,7 @@
  * /proc/PID/map_files/START-END (or /proc/PID/root/PATH) reaches the same
  * inode, which is all a uprobe needs. */
 #include "procfs.h"
+#include "../core/linked_openssl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -162,36 +163,73 @@ void tb_jdk_version(const tb_mapped *jvm, char *buf, size_t len) {
   fclose(f);
 }
 
-/* OPENSSL_VERSION_TEXT ("OpenSSL 3.0.17 1 Jul 2025") is a plain string in
- * libcrypto's read-only data. */
-void tb_openssl_version(const tb_mapped *libcrypto, char *buf, size_t len) {
-  static const char key[] = "OpenSSL ";
-  char chunk[65536 + 64];
-  size_t have = 0, got;
-  FILE *f = fopen(libcrypto->open_path, "rb");
-  snprintf(buf, len, "%s", "");
+/* Reads path in chunks and calls match at every offset with the bytes there
+ * and how many follow (at least TAIL until the end of the file; the chunk is
+ * NUL-terminated); match returns 1 once it copied what it wants into buf.
+ * 1 found, 0 not. Strings sought are shorter than TAIL. */
+static int scan_file(const char *path, int (*match)(const char *s, size_t avail, char *buf, size_t len), char *buf,
+                     size_t len) {
+  enum { TAIL = 128 };
+  char chunk[65536 + TAIL];
+  size_t have = 0, got, n, stop, i;
+  int eof = 0, found = 0;
+  FILE *f = fopen(path, "rb");
   if (!f)
-    return;
-  while ((got = fread(chunk + have, 1, sizeof chunk - have - 1, f)) > 0) {
-    size_t n = have + got, i;
+    return 0;
+  while (!eof && !found) {
+    got = fread(chunk + have, 1, sizeof chunk - have - 1, f);
+    eof = got == 0;
+    n = have + got;
     chunk[n] = 0;
-    for (i = 0; i + sizeof key + 4 < n; i++) {
-      const char *s = chunk + i;
-      if (memcmp(s, key, sizeof key - 1) == 0 && s[8] >= '1' && s[8] <= '9' && s[9] == '.' &&
-          s[10] >= '0' && s[10] <= '9') {
-        size_t l = strnlen(s, n - i);
-        if (l < n - i && l < 64) {
-          snprintf(buf, len, "%s", s);
-          fclose(f);
-          return;
-        }
-      }
-    }
-    /* keep a tail so a string across two chunks is still found */
-    have = n > 64 ? 64 : n;
-    memmove(chunk, chunk + n - have, have);
+    stop = eof ? n : n > TAIL ? n - TAIL : 0;
+    for (i = 0; i < stop && !found; i++)
+      found = match(chunk + i, n - i, buf, len);
+    /* the unscanned tail leads the next chunk: a string across two is found */
+    have = n - stop;
+    memmove(chunk, chunk + stop, have);
   }
   fclose(f);
+  return found;
+}
+
+/* OPENSSL_VERSION_TEXT ("OpenSSL 3.0.17 1 Jul 2025") is a plain string in
+ * libcrypto's read-only data. */
+static int version_text(const char *s, size_t avail, char *buf, size_t len) {
+  static const char key[] = "OpenSSL ";
+  size_t l;
+  if (avail < sizeof key + 3 || memcmp(s, key, sizeof key - 1) != 0 || s[8] < '1' || s[8] > '9' || s[9] != '.' ||
+      s[10] < '0' || s[10] > '9')
+    return 0;
+  l = strnlen(s, avail);
+  if (l >= avail || l >= 64)
+    return 0;
+  snprintf(buf, len, "%s", s);
+  return 1;
+}
+
+void tb_openssl_version(const tb_mapped *libcrypto, char *buf, size_t len) {
+  snprintf(buf, len, "%s", "");
+  scan_file(libcrypto->open_path, version_text, buf, len);
+}
+
+/* The bundled flavour's tag (core/linked_openssl.h), then the version text. */
+static int linked_text(const char *s, size_t avail, char *buf, size_t len) {
+  static const char tag[] = TB_LINKED_OPENSSL_TAG;
+  size_t l;
+  if (avail < sizeof tag || memcmp(s, tag, sizeof tag - 1) != 0)
+    return 0;
+  s += sizeof tag - 1;
+  avail -= sizeof tag - 1;
+  l = strnlen(s, avail);
+  if (l >= avail || l == 0 || l >= 64)
+    return 0;
+  snprintf(buf, len, "%s", s);
+  return 1;
+}
+
+int tb_linked_openssl(const tb_mapped *lib, char *buf, size_t len) {
+  snprintf(buf, len, "%s", "");
+  return scan_file(lib->open_path, linked_text, buf, len);
 }
 
 uint64_t tb_self_cpu_ns(void) {

@@ -29,6 +29,9 @@ int tb_is_jvm(int pid, tb_mapped *jvm);
 void tb_jdk_version(const tb_mapped *jvm, char *buf, size_t len);
 /* "OpenSSL 3.0.x ..." found in a mapped libcrypto, or "" when not found. */
 void tb_openssl_version(const tb_mapped *libcrypto, char *buf, size_t len);
+/* The version of an OpenSSL linked inside a libtlsbridge (the bundled
+ * flavour), read from its file: 1 found, 0 none (a system flavour). */
+int tb_linked_openssl(const tb_mapped *lib, char *buf, size_t len);
 /* CPU time of this process (user + system) in ns. */
 uint64_t tb_self_cpu_ns(void);
 uint64_t tb_mono_ns(void);

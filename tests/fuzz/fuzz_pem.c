@@ -45,7 +45,7 @@ static void from_pem(int fd, const char *password) {
   tb_der_list certs;
   tb_error err;
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  if (tb_pem_read_key(path, password, &key, &keylen, &err) == 0 && keylen == 0)
+  if (tb_pem_read_key(path, password, NULL, &key, &keylen, &err) == 0 && keylen == 0)
     abort(); /* success must hand back a key */
   queue_empty();
   if (tb_pem_read_certs(path, &certs, &err) == 0) {

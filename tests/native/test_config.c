@@ -38,6 +38,16 @@ static void write_files(tb_keymat *k) {
   BIO_free(b);
 }
 
+/* needle occurs exactly once in hay */
+static int once(const char *hay, const char *needle) {
+  const char *at = strstr(hay, needle);
+  if (!at || strstr(at + 1, needle)) {
+    fprintf(stderr, "want [%s] once in: %s\n", needle, hay);
+    return 0;
+  }
+  return 1;
+}
+
 static void test_keys(tb_keymat *k) {
   char p[256];
   tb_error err;
@@ -45,7 +55,7 @@ static void test_keys(tb_keymat *k) {
   size_t len = 0;
 
   path(p, sizeof p, "enc.key");
-  CHECK(tb_pem_read_key(p, "s3cret", &der, &len, &err) == 0);
+  CHECK(tb_pem_read_key(p, "s3cret", NULL, &der, &len, &err) == 0);
   CHECK(der && len > 0);
   {
     const unsigned char *q = der;
@@ -57,18 +67,26 @@ static void test_keys(tb_keymat *k) {
   }
   tb_pem_key_free(der, len);
 
-  CHECK(tb_pem_read_key(p, "wrong", &der, &len, &err) == -1);
-  CHECK(err.kind == TB_ERR_SSL && strstr(err.msg, "wrong certificateKeyPassword") != NULL);
+  CHECK(tb_pem_read_key(p, "wrong", "certificateKeyPassword", &der, &len, &err) == -1);
+  CHECK(err.kind == TB_ERR_SSL && strstr(err.msg, "wrong certificateKeyPassword?") != NULL);
+  CHECK(once(err.msg, "bad decrypt ("));
   CHECK(der == NULL && len == 0);
-  CHECK(tb_pem_read_key(p, NULL, &der, &len, &err) == -1); /* never prompts */
-  CHECK(strstr(err.msg, "need certificateKeyPassword") != NULL);
+  CHECK(tb_pem_read_key(p, NULL, "certificateKeyPassword", &der, &len, &err) == -1); /* never prompts */
+  CHECK(strstr(err.msg, "encrypted and certificateKeyPassword is not set") != NULL);
+  CHECK(once(err.msg, "bad password read ("));
+  path(p, sizeof p, "damaged.pem"); /* certificates only, one of them damaged */
+  CHECK(tb_pem_read_key(p, "s3cret", NULL, &der, &len, &err) == -1);
+  CHECK(err.kind == TB_ERR_SSL && strstr(err.msg, "no private key OpenSSL can read") != NULL);
+  path(p, sizeof p, "enc.key");
+  CHECK(tb_pem_read_key(p, "wrong", NULL, &der, &len, &err) == -1);
+  CHECK(strstr(err.msg, "(wrong password?)") != NULL);
 
   path(p, sizeof p, "both.pem");
-  CHECK(tb_pem_read_key(p, NULL, &der, &len, &err) == 0);
+  CHECK(tb_pem_read_key(p, NULL, NULL, &der, &len, &err) == 0);
   tb_pem_key_free(der, len);
 
   path(p, sizeof p, "absent.pem");
-  CHECK(tb_pem_read_key(p, NULL, &der, &len, &err) == -1 && err.kind == TB_ERR_IO);
+  CHECK(tb_pem_read_key(p, NULL, NULL, &der, &len, &err) == -1 && err.kind == TB_ERR_IO);
 }
 
 static void test_certs(void) {

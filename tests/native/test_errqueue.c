@@ -3,6 +3,9 @@
 #include "test_support.h"
 
 #include <string.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pkcs12.h>
 
 /* An entry some other code left on this thread's OpenSSL error queue must
  * not fail an established connection. The system flavours empty the queue
@@ -42,7 +45,38 @@ static void test_foreign_queue_entry(void) {
   tb_ctx_free(ctx);
 }
 
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (; (hay = strstr(hay, needle)) != NULL; hay++)
+    n++;
+  return n;
+}
+
+/* OpenSSL 3's decoders queue the same reasons once per structure they try
+ * (a wrong key password gives "bad decrypt; cipherfinal error" twice): the
+ * message gives each reason once, in queue order, and drains the queue. */
+static void test_message_names_each_reason_once(void) {
+  tb_error err;
+  int i;
+  ERR_clear_error();
+  for (i = 0; i < 2; i++) {
+    ERR_raise(ERR_LIB_EVP, EVP_R_BAD_DECRYPT);
+    ERR_raise_data(ERR_LIB_PKCS12, PKCS12_R_PKCS12_CIPHERFINAL_ERROR, "maybe wrong password");
+  }
+  ERR_raise_data(ERR_LIB_PKCS12, PKCS12_R_PKCS12_CIPHERFINAL_ERROR, "other data");
+  tb_err_from_openssl(&err, TB_ERR_SSL, "cannot decrypt");
+  CHECK(ERR_peek_error() == 0);
+  CHECK(err.kind == TB_ERR_SSL && ERR_GET_REASON(err.code) == EVP_R_BAD_DECRYPT);
+  CHECK(count(err.msg, "bad decrypt") == 1);
+  CHECK(count(err.msg, "maybe wrong password") == 1);
+  CHECK(count(err.msg, "other data") == 1); /* same reason, other detail: kept */
+  CHECK(strncmp(err.msg, "cannot decrypt: bad decrypt (", 29) == 0);
+  if (count(err.msg, "bad decrypt") != 1)
+    fprintf(stderr, "message: %s\n", err.msg);
+}
+
 int main(void) {
   test_foreign_queue_entry();
+  test_message_names_each_reason_once();
   return tb_test_finish("error queue");
 }

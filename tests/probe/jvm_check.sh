@@ -13,6 +13,15 @@ if start_server tbjvm tlsbridge "$JAR"; then
   if ! grep -q '^provider TLSBridge' "$T/tbjvm.sout"; then
     bad "$jvm_name" "server did not pick tlsbridge: $(tail -3 "$T/tbjvm.sout")"
   elif start_probe tbjvm -p "$SRV_PID" --mode provider,agnostic --json -i 1; then
+    # The header names the OpenSSL serving, which the bundled flavour links
+    # inside its library (no libcrypto mapped): as the jar itself reports it.
+    want_ossl="$("$JAVA" -jar "$JAR" | sed -n 's/^openssl \(.*\) (bundled;.*/\1/p'), inside libtlsbridge-bundled.so"
+    got_ossl=$(head -1 "$PROBE_OUT" | jq -r .openssl)
+    if [[ $got_ossl == "$want_ossl" && $want_ossl == "OpenSSL "* ]]; then
+      ok "probe: JSON meta names the bundled OpenSSL" "$got_ossl"
+    else
+      bad "probe: JSON meta names the bundled OpenSSL" "openssl \"$got_ossl\", want \"$want_ossl\""
+    fi
     for i in $(seq 30); do
       curl -sk --max-time 10 -w '%{num_connects} %{size_request} %{size_header} %{size_download}\n' \
         "https://127.0.0.1:$SRV_PORT/r$i/[1-4]" -o /dev/null
@@ -28,6 +37,13 @@ if start_server tbjvm tlsbridge "$JAR"; then
     fi
     sleep 1.5 # engines are freed when jdk.httpserver closes the connection
     stop_probe
+    timeout 60 "$PROBE" -p "$SRV_PID" --mode provider -d 1 -i 0 --no-calibrate >"$T/human.probe" 2>&1
+    got_ossl=$(grep -m1 "^  kernel " "$T/human.probe")
+    if [[ $got_ossl == *", $want_ossl" ]]; then
+      ok "probe: human header names the bundled OpenSSL" "$got_ossl"
+    else
+      bad "probe: human header names the bundled OpenSSL" "header \"$got_ossl\", want \"..., $want_ossl\""
+    fi
     read -r conns req resp < <(awk '{c+=$1; q+=$2; r+=$3+$4} END{printf "%d %d %d\n", c, q, r}' "$T/curl.tally")
     if [[ -x $O35 ]]; then
       groups=$(tail -1 "$PROBE_OUT" | jq -c .groups)

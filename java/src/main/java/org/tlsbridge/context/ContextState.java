@@ -107,7 +107,11 @@ public final class ContextState {
         }
         String keyFile = System.getProperty("tlsbridge.ticketKeys");
         if (keyFile != null && !keyFile.isEmpty()) {
-            ticketKeys(keyFile);
+            try {
+                ticketKeys(keyFile);
+            } catch (SSLException e) {
+                throw new SSLException("-Dtlsbridge.ticketKeys: " + e.getMessage()); // it names the file
+            }
         } else if (previous != null && previous.ticketKeyFile != null) {
             // the keys came over with the session caches; the file is still watched
             ticketKeyFile = previous.ticketKeyFile;

@@ -124,7 +124,10 @@ final class Managers {
             f.init(ks, pass.toCharArray());
             return f.getKeyManagers();
         } catch (Exception e) {
-            throw new KeyManagementException("cannot load the default key store " + path + ": " + e, e);
+            // the settings as the user wrote them, and the JDK's reason (its class says nothing more)
+            throw new KeyManagementException("cannot load the default key store -Djavax.net.ssl.keyStore=" + path
+                    + " (type " + type + (pass.isEmpty() ? ", no -Djavax.net.ssl.keyStorePassword"
+                            : ", with -Djavax.net.ssl.keyStorePassword") + "): " + e.getMessage(), e);
         }
     }
 }

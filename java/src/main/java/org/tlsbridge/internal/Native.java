@@ -165,8 +165,12 @@ public final class Native {
     public static native void keySetOcsp(long key, byte[] der);
 
     // configuration inputs resolved by OpenSSL (jni_config.c)
-    /** The first private key of a PEM file as unencrypted PKCS#8 DER; password is UTF-8 or null. */
-    public static native byte[] pemKey(String path, byte[] password) throws java.io.IOException;
+    /**
+     * The first private key of a PEM file as unencrypted PKCS#8 DER; password is UTF-8 or null, and
+     * passwordName the setting it came from, as the user wrote it (for the error message).
+     */
+    public static native byte[] pemKey(String path, byte[] password, String passwordName)
+            throws java.io.IOException;
 
     /** Every certificate of a PEM file, in order, as DER (at least one). */
     public static native byte[][] pemCertificates(String path) throws java.io.IOException;

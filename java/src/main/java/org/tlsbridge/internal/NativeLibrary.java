@@ -46,6 +46,9 @@ public final class NativeLibrary {
     private static Throwable failure;
     private static String loadedFrom;
     private static String flavour;
+    /** How the user wrote the tlsbridge.openssl choice: the name "=value" is added to, and where (or null). */
+    private static String choiceName = "-Dtlsbridge.openssl";
+    private static String choiceWhere;
 
     static {
         Properties p = new Properties();
@@ -103,6 +106,21 @@ public final class NativeLibrary {
         return loadedFrom;
     }
 
+    /**
+     * Names the tlsbridge.openssl choice as the user wrote it, when an integration passes its own setting
+     * on as the system property (a Spring Boot property, say): errors then name that, not
+     * {@code -Dtlsbridge.openssl}. name is what {@code =value} follows ({@code --tlsbridge.openssl} on a
+     * command line), where the file or source it was written in, or null. Only before the library loads.
+     */
+    public static synchronized void choiceWrittenAs(String name, String where) {
+        choiceName = name;
+        choiceWhere = where;
+    }
+
+    private static String choice(String value) {
+        return choiceName + "=" + value + (choiceWhere == null ? "" : " (" + choiceWhere + ")");
+    }
+
     /** Loads once; every later call rethrows the first failure. */
     public static void ensureLoaded() {
         if (loaded) {
@@ -152,8 +170,7 @@ public final class NativeLibrary {
                 return new Candidate[] {new Candidate("libtlsbridge-system4.so", "system (libssl.so.4)"),
                     new Candidate("libtlsbridge.so", "system (libssl.so.3)")};
             default:
-                throw new IllegalArgumentException("-Dtlsbridge.openssl=" + choice
-                        + " is neither \"bundled\" nor \"system\"");
+                throw new IllegalArgumentException(choice(choice) + " is neither \"bundled\" nor \"system\"");
         }
     }
 
@@ -181,9 +198,9 @@ public final class NativeLibrary {
                         .append(e.getMessage());
             }
         }
-        throw new IOException("no OpenSSL for -Dtlsbridge.openssl=" + choice + " loads here: " + tried
+        throw new IOException("no OpenSSL for " + choice(choice) + " loads here: " + tried
                 + ("bundled".equals(choice) ? "" : " (the bundled OpenSSL needs no system library: "
-                        + "-Dtlsbridge.openssl=bundled)"));
+                        + choiceName + "=bundled)"));
     }
 
     private static String loadFromLibraryPath(String file) {

@@ -1,6 +1,7 @@
 package org.tlsbridge.tomcat;
 
 import java.io.ByteArrayInputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -20,6 +21,7 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import javax.net.ssl.SSLException;
 import org.apache.tomcat.util.file.ConfigFileLoader;
 import org.apache.tomcat.util.file.ConfigurationSource;
 import org.tlsbridge.internal.Native;
@@ -37,13 +39,17 @@ final class PemFiles {
     private PemFiles() {
     }
 
-    /** A one-entry in-memory key store: the key, then certificateFile's and certificateChainFile's certificates. */
+    /**
+     * A one-entry in-memory key store: the key, then certificateFile's and certificateChainFile's certificates.
+     * passwordSetting names where the key's password came from, for the error a wrong one gives.
+     */
     static KeyStore keyStore(String alias, String keyFile, String certFile, String chainFile, String password,
-            char[] storePassword) throws IOException, GeneralSecurityException {
-        PrivateKey key = privateKey(keyFile != null ? keyFile : certFile, password);
-        List<X509Certificate> chain = new ArrayList<>(certificates(certFile));
+            String passwordSetting, char[] storePassword) throws IOException, GeneralSecurityException {
+        PrivateKey key = keyFile != null ? privateKey("certificateKeyFile", keyFile, password, passwordSetting)
+                : privateKey("certificateFile", certFile, password, passwordSetting);
+        List<X509Certificate> chain = new ArrayList<>(certificates("certificateFile", certFile));
         if (chainFile != null) {
-            chain.addAll(certificates(chainFile));
+            chain.addAll(certificates("certificateChainFile", chainFile));
         }
         KeyStore ks = KeyStore.getInstance("PKCS12");
         ks.load(null, null);
@@ -56,17 +62,24 @@ final class PemFiles {
         KeyStore ks = KeyStore.getInstance("PKCS12");
         ks.load(null, null);
         int i = 0;
-        for (X509Certificate c : certificates(caFile)) {
+        for (X509Certificate c : certificates("caCertificateFile", caFile)) {
             ks.setCertificateEntry("ca-" + i++, c);
         }
         return ks;
     }
 
-    static PrivateKey privateKey(String location, String password) throws IOException, GeneralSecurityException {
+    /**
+     * The private key of the file that setting names (location as the user wrote it); a failure names
+     * both, and passwordSetting when the password is the likely cause.
+     */
+    static PrivateKey privateKey(String setting, String location, String password, String passwordSetting)
+            throws IOException, GeneralSecurityException {
         byte[] pw = password == null ? null : password.getBytes(StandardCharsets.UTF_8);
         byte[] der;
         try (Local f = local(location)) {
-            der = Native.pemKey(f.path.toString(), pw);
+            der = Native.pemKey(f.path.toString(), pw, passwordSetting);
+        } catch (IOException e) {
+            throw named(setting, location, e);
         } finally {
             if (pw != null) {
                 Arrays.fill(pw, (byte) 0);
@@ -82,22 +95,45 @@ final class PemFiles {
                     last = e;
                 }
             }
-            throw new GeneralSecurityException("the key in " + location + " is of a type Java cannot hold", last);
+            throw new GeneralSecurityException(setting + " [" + location + "]: the key is of a type Java cannot hold",
+                    last);
         } finally {
             Arrays.fill(der, (byte) 0);
         }
     }
 
-    static List<X509Certificate> certificates(String location) throws IOException, GeneralSecurityException {
+    static List<X509Certificate> certificates(String setting, String location)
+            throws IOException, GeneralSecurityException {
         byte[][] der;
         try (Local f = local(location)) {
             der = Native.pemCertificates(f.path.toString());
+        } catch (IOException e) {
+            throw named(setting, location, e);
         }
         CertificateFactory cf = CertificateFactory.getInstance("X.509");
         List<X509Certificate> out = new ArrayList<>(der.length);
         for (byte[] d : der) {
             out.add((X509Certificate) cf.generateCertificate(new ByteArrayInputStream(d)));
         }
+        return out;
+    }
+
+    /**
+     * The same failure, led by the setting and the file as the user wrote them (OpenSSL saw an absolute
+     * path, or a temporary copy of a class-path resource). Its class is kept, and it has no cause: the
+     * cause would only say OpenSSL's reasons a second time in every logged stack trace.
+     */
+    private static IOException named(String setting, String location, IOException e) {
+        String msg = setting + " [" + location + "]: " + e.getMessage();
+        IOException out;
+        if (e instanceof SSLException) {
+            out = new SSLException(msg);
+        } else if (e instanceof FileNotFoundException) {
+            out = new FileNotFoundException(msg);
+        } else {
+            out = new IOException(msg);
+        }
+        out.setStackTrace(e.getStackTrace());
         return out;
     }
 

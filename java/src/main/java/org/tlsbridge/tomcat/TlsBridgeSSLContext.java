@@ -121,7 +121,10 @@ final class TlsBridgeSSLContext implements SSLContext {
             try {
                 spi.ticketKeys(ticketKeys);
             } catch (SSLException e) {
-                throw new KeyManagementException(e.getMessage(), e);
+                // the setting as server.xml spells it (the message names the file);
+                // no cause, which would only say it again in the logged stack trace
+                throw new KeyManagementException("<OpenSSLConfCmd name=\"" + TlsBridgeUtil.TICKET_KEYS_CMD
+                        + "\">: " + e.getMessage());
             }
         }
     }

@@ -320,8 +320,10 @@ public class TlsBridgeUtil extends SSLUtilBase {
             alias = DEFAULT_KEY_ALIAS;
         }
         char[] storePass = new char[0];
+        String passwordFile = certificate.getCertificateKeyPasswordFile();
         KeyStore ks = PemFiles.keyStore(alias, certificate.getCertificateKeyFile(), certificate.getCertificateFile(),
-                certificate.getCertificateChainFile(), keyPassword(), storePass);
+                certificate.getCertificateChainFile(), keyPassword(), passwordFile == null ? "certificateKeyPassword"
+                        : "certificateKeyPasswordFile [" + passwordFile + "]", storePass);
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(sslHostConfig.getKeyManagerAlgorithm());
         kmf.init(ks, storePass);
         return kmf.getKeyManagers();
@@ -336,6 +338,8 @@ public class TlsBridgeUtil extends SSLUtilBase {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(
                 ConfigFileLoader.getSource().getResource(file).getInputStream(), StandardCharsets.UTF_8))) {
             return r.readLine();
+        } catch (IOException e) {
+            throw new IOException("certificateKeyPasswordFile [" + file + "]: " + e.getMessage(), e);
         }
     }
 

@@ -216,6 +216,8 @@ class TicketKeysTest {
             KeyManagementException e = assertThrows(KeyManagementException.class,
                     () -> c.init(pki.keyManagers("rsa"), pki.trustManagers(), null));
             assertTrue(e.getMessage().contains("readable by every user"), e.getMessage());
+            assertTrue(e.getMessage().contains("-Dtlsbridge.ticketKeys: session ticket key file " + bad + " "),
+                    e.getMessage());
         } finally {
             System.clearProperty("tlsbridge.ticketKeys");
         }

@@ -70,17 +70,21 @@ class ConfigResolutionTest {
         TomcatPki t = TomcatPki.get();
         KeyStore rsa = t.pki.keyStore("rsa");
         byte[] want = rsa.getKey("rsa", "changeit".toCharArray()).getEncoded();
-        PrivateKey legacy = PemFiles.privateKey(t.path("rsa-legacy.key"), TomcatPki.RSA_KEY_PASSWORD);
+        PrivateKey legacy = PemFiles.privateKey("certificateKeyFile", t.path("rsa-legacy.key"),
+                TomcatPki.RSA_KEY_PASSWORD, "certificateKeyPassword");
         assertArrayEquals(want, legacy.getEncoded(), "legacy encrypted PEM");
-        assertArrayEquals(want, PemFiles.privateKey(t.path("rsa.key"), null).getEncoded(), "plain PKCS#8 PEM");
-        PrivateKey ec = PemFiles.privateKey(t.path("ec-enc.key"), TomcatPki.EC_KEY_PASSWORD);
+        assertArrayEquals(want, PemFiles.privateKey("certificateKeyFile", t.path("rsa.key"), null, null).getEncoded(),
+                "plain PKCS#8 PEM");
+        PrivateKey ec = PemFiles.privateKey("certificateKeyFile", t.path("ec-enc.key"), TomcatPki.EC_KEY_PASSWORD,
+                "certificateKeyPassword");
         assertEquals("EC", ec.getAlgorithm());
         // certificateFile holding certificate and key together (no certificateKeyFile)
         Path both = Files.createTempFile("tlsbridge-both", ".pem");
         try {
             Files.write(both, concat(Files.readAllBytes(t.pki.file("rsa.pem")), Files.readAllBytes(t.pki.file("rsa.key"))));
-            assertArrayEquals(want, PemFiles.privateKey(both.toString(), null).getEncoded());
-            List<X509Certificate> certs = PemFiles.certificates(both.toString());
+            assertArrayEquals(want,
+                    PemFiles.privateKey("certificateFile", both.toString(), null, null).getEncoded());
+            List<X509Certificate> certs = PemFiles.certificates("certificateFile", both.toString());
             assertEquals(1, certs.size());
             assertEquals("CN=localhost", certs.get(0).getSubjectX500Principal().getName());
         } finally {
@@ -91,19 +95,23 @@ class ConfigResolutionTest {
     @Test
     void pemFailuresAreClearExceptions() throws Exception {
         TomcatPki t = TomcatPki.get();
-        SSLException wrong = assertThrows(SSLException.class,
-                () -> PemFiles.privateKey(t.path("ec-enc.key"), "not-the-password"));
-        assertTrue(wrong.getMessage().contains("wrong certificateKeyPassword"), wrong.getMessage());
-        SSLException none = assertThrows(SSLException.class, () -> PemFiles.privateKey(t.path("ec-enc.key"), null));
-        assertTrue(none.getMessage().contains("need certificateKeyPassword"), none.getMessage());
+        SSLException wrong = assertThrows(SSLException.class, () -> PemFiles.privateKey("certificateKeyFile",
+                t.path("ec-enc.key"), "not-the-password", "certificateKeyPassword"));
+        assertTrue(wrong.getMessage().contains("(wrong certificateKeyPassword?)"), wrong.getMessage());
+        SSLException none = assertThrows(SSLException.class, () -> PemFiles.privateKey("certificateKeyFile",
+                t.path("ec-enc.key"), null, "certificateKeyPassword"));
+        assertTrue(none.getMessage().contains("certificateKeyPassword is not set"), none.getMessage());
         IOException missing = assertThrows(IOException.class,
-                () -> PemFiles.certificates(t.path("ca.pem") + ".missing"));
-        assertTrue(missing.getMessage().contains("missing") || missing.getMessage().contains("cannot open"),
+                () -> PemFiles.certificates("caCertificateFile", t.path("ca.pem") + ".missing"));
+        assertTrue(missing.getMessage().startsWith("caCertificateFile [" + t.path("ca.pem") + ".missing]: "),
                 missing.getMessage());
-        SSLException noCert = assertThrows(SSLException.class, () -> PemFiles.certificates(t.path("rsa.key")));
-        assertTrue(noCert.getMessage().contains("no certificate found"), noCert.getMessage());
-        SSLException noKey = assertThrows(SSLException.class, () -> PemFiles.privateKey(t.path("ca.pem"), null));
-        assertTrue(noKey.getMessage().contains("cannot read the private key"), noKey.getMessage());
+        SSLException noCert = assertThrows(SSLException.class,
+                () -> PemFiles.certificates("certificateFile", t.path("rsa.key")));
+        assertEquals("certificateFile [" + t.path("rsa.key") + "]: no certificate found", noCert.getMessage());
+        SSLException noKey = assertThrows(SSLException.class,
+                () -> PemFiles.privateKey("certificateFile", t.path("ca.pem"), null, null));
+        assertTrue(noKey.getMessage().startsWith("certificateFile [" + t.path("ca.pem")
+                + "]: no private key OpenSSL can read"), noKey.getMessage());
     }
 
     private static byte[] concat(byte[] a, byte[] b) {
