@@ -140,6 +140,8 @@ int tb_sock_wait(tb_sock *s, int what, uint64_t deadline_ns, tb_error *err) {
       tb_err_set(err, TB_ERR_SOCKET, "Socket closed");
       return -1;
     }
+    if (tb_sock_nowait())
+      return tb_sock_blocked(err, what); /* the caller tried first: poll would only wait */
     if (deadline_ns) {
       uint64_t now = tb_now_ns();
       if (now >= deadline_ns)

@@ -83,6 +83,7 @@ typedef struct tb_sock {
   uint64_t sent;            /* record bytes the kernel took (mu) */
   int filling;              /* a thread is blocked in recv() into in_buf (mu) */
   int64_t rcvtimeo_ms;      /* SO_RCVTIMEO now on the descriptor (the filler's) */
+  int connecting;           /* a no-wait connect is in progress (the connecting thread's) */
   tb_engine *e;             /* NULL until TLS is attached (never for a listener) */
   /* Addresses known without asking the kernel: [0] local, [1] peer, valid
    * when bit 1 << i of `named` is set. An accepted socket gets its peer from
@@ -113,6 +114,24 @@ int tb_sock_wait(tb_sock *s, int what, uint64_t deadline_ns, tb_error *err);
 uint64_t tb_deadline(int64_t timeout_ms);
 /* err = "<what>: <strerror(code)>" of the given kind; returns -1 */
 int tb_sock_sys_fail(tb_error *err, int kind, const char *what, int code);
+
+/* socket_park.c: calls that never wait, for threads that wait elsewhere.
+ * With nowait set (per thread, around one call; returns the previous
+ * value), a call that would wait for the peer fails with TB_ERR_BLOCKED and
+ * err->code = TB_WAIT_READ or TB_WAIT_WRITE (tb_sock_blocked, returns -1);
+ * calling it again once the descriptor is ready goes on where it stopped. */
+int tb_sock_set_nowait(int on);
+int tb_sock_nowait(void);
+int tb_sock_blocked(tb_error *err, int what);
+/* Results the JNI layer returns for a blocked call. */
+#define TB_SOCK_BLOCKED_READ (-3)
+#define TB_SOCK_BLOCKED_WRITE (-4)
+/* An epoll set (its descriptor, or -1), a one-shot arming of s's descriptor
+ * in it for `what` with `token`, and the wait for ready tokens (at most
+ * min(max, 64); -1 failed). */
+int tb_poller_new(tb_error *err);
+int tb_sock_arm(tb_sock *s, int epfd, int what, uint64_t token, tb_error *err);
+int tb_poller_wait(int epfd, uint64_t *tokens, int max, tb_error *err);
 
 /* socket_bio.c: OpenSSL's BIO on the descriptor and the wait for input */
 BIO *tb_sock_bio(tb_sock *s); /* NULL: out of memory */

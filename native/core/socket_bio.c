@@ -364,6 +364,18 @@ int tb_sock_fill(tb_sock *s, int64_t timeout_ms, tb_error *err) {
   if (atomic_load(&s->closed)) {
     n = -1;
     e = 0;
+  } else if (tb_sock_nowait()) {
+    /* the caller waits for input itself (socket_park.c) */
+    do
+      n = recv(s->fd, s->in_buf, TB_SOCK_INBUF, MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR && !atomic_load(&s->closed));
+    e = n < 0 ? errno : 0;
+    if (n < 0 && (e == EAGAIN || e == EWOULDBLOCK)) {
+      pthread_mutex_lock(&s->mu);
+      s->filling = 0;
+      pthread_mutex_unlock(&s->mu);
+      return atomic_load(&s->closed) ? closed_err(err) : tb_sock_blocked(err, TB_WAIT_READ);
+    }
   } else if ((e = set_timeout(s, timeout_ms)) != 0) {
     pthread_mutex_lock(&s->mu);
     s->filling = 0;

@@ -4,6 +4,7 @@
 #include "socket.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -120,7 +121,8 @@ static void name_accepted(tb_sock *l, tb_sock *c, const struct sockaddr_storage 
 tb_sock *tb_sock_accept(tb_sock *s, int64_t timeout_ms, tb_error *err) {
   uint64_t deadline = tb_deadline(timeout_ms);
   tb_sock *out = NULL;
-  int poll_first = atomic_load_explicit(&s->accept_idle, memory_order_relaxed), idle = 0;
+  /* no-wait: a wait returns to the caller, so try accept4 first */
+  int poll_first = !tb_sock_nowait() && atomic_load_explicit(&s->accept_idle, memory_order_relaxed), idle = 0;
   if (tb_sock_enter(s, err) < 0)
     return NULL;
   for (;;) {
@@ -169,6 +171,18 @@ int tb_sock_connect(tb_sock *s, const tb_addr *a, int64_t timeout_ms, tb_error *
   socklen_t el = sizeof soerr;
   if (tb_sock_enter(s, err) < 0)
     return -1;
+  if (s->connecting) {
+    /* a no-wait connect called again: the caller saw the descriptor
+     * writable, or gave up waiting (then this poll says so again) */
+    struct pollfd p = {s->fd, POLLOUT, 0};
+    s->connecting = 0;
+    if (poll(&p, 1, 0) == 0) {
+      s->connecting = 1;
+      tb_sock_blocked(err, TB_WAIT_WRITE);
+      goto out;
+    }
+    goto finished;
+  }
   if (connect(s->fd, (struct sockaddr *)&ss, len) == 0) {
     rc = 0;
     goto connected;
@@ -178,12 +192,15 @@ int tb_sock_connect(tb_sock *s, const tb_addr *a, int64_t timeout_ms, tb_error *
     goto failed;
   }
   w = tb_sock_wait(s, TB_WAIT_WRITE, deadline, err);
-  if (w < 0)
+  if (w < 0) {
+    s->connecting = err->kind == TB_ERR_BLOCKED;
     goto out;
+  }
   if (w == 0) {
     tb_err_set(err, TB_ERR_TIMEOUT, "Connect timed out");
     goto out;
   }
+finished:
   if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &soerr, &el) < 0)
     soerr = errno;
   if (soerr == 0) {

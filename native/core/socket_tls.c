@@ -402,6 +402,12 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
   tb_engine *e = enter_tls(s, err);
   if (!e)
     return TB_SOCK_ERR;
+  if (len == 0 && tb_sock_nowait()) {
+    /* a no-wait write called again to send what the kernel did not take */
+    long r = drain_out(s, err) < 0 && err->kind != TB_ERR_BLOCKED ? TB_SOCK_ERR : 0;
+    tb_sock_leave(s);
+    return r;
+  }
   while (done < len) {
     size_t n = 0, chunk = len - done > INT_MAX ? INT_MAX : len - done;
     int ok, se = 0, saved, w, queued = 0;
@@ -471,7 +477,8 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
       break;
   }
   tb_sock_leave(s);
-  return done == len ? (long)done : TB_SOCK_ERR;
+  /* blocked (no-wait): how far it got; the caller waits and writes the rest */
+  return done == len || err->kind == TB_ERR_BLOCKED ? (long)done : TB_SOCK_ERR;
 }
 
 int tb_sock_pending(tb_sock *s) {

@@ -45,7 +45,9 @@ enum tb_err_kind {
   TB_ERR_ARGUMENT = 4, TB_ERR_STATE = 5, TB_ERR_MEMORY = 6, TB_ERR_IO = 7,
   TB_ERR_TIMEOUT = 8, TB_ERR_CLOSED = 9,
   /* sockets: java.net.SocketException, ConnectException, BindException */
-  TB_ERR_SOCKET = 10, TB_ERR_CONNECT = 11, TB_ERR_BIND = 12
+  TB_ERR_SOCKET = 10, TB_ERR_CONNECT = 11, TB_ERR_BIND = 12,
+  /* not an error: a no-wait socket call would wait (socket_park.c) */
+  TB_ERR_BLOCKED = 13
 };
 
 typedef struct tb_error {

@@ -42,6 +42,7 @@ static const constant table[] = {
     /* socket option ids (socket.h) */
     TB_C(TB_SO_REUSEADDR), TB_C(TB_SO_NODELAY), TB_C(TB_SO_KEEPALIVE), TB_C(TB_SO_RCVBUF),
     TB_C(TB_SO_SNDBUF), TB_C(TB_SO_LINGER), TB_C(TB_SO_TCLASS), TB_C(TB_SOCK_TASK_BASE),
+    TB_C(TB_SOCK_BLOCKED_READ), TB_C(TB_SOCK_BLOCKED_WRITE), TB_C(TB_WAIT_READ), TB_C(TB_WAIT_WRITE),
     /* OpenSSL's numbers that Java passes through */
     TB_C(TLS1_2_VERSION), TB_C(TLS1_3_VERSION),
     TB_C(SSL_OP_NO_TICKET), TB_C(SSL_OP_ENABLE_KTLS),

@@ -11,6 +11,12 @@ static JavaVM *vm;
 
 static tb_sock *sock(jlong h) { return tb_ptr(h); }
 
+/* A no-wait call (timeout < 0, a virtual thread's: socket_park.c) that
+ * would wait returns what it waits for instead of throwing. */
+static int blocked(const tb_error *err) {
+  return err->kind != TB_ERR_BLOCKED ? 0 : err->code == TB_WAIT_WRITE ? TB_SOCK_BLOCKED_WRITE : TB_SOCK_BLOCKED_READ;
+}
+
 static int fail(JNIEnv *env, const tb_error *err) {
   if (err->kind != TB_ERR_NONE)
     tb_throw(env, err);
@@ -61,18 +67,29 @@ static jlong sock_accept(JNIEnv *env, jclass c, jlong h, jint timeout_ms) {
   tb_error err;
   tb_sock *s;
   tb_err_clear(&err);
+  int prev = tb_sock_set_nowait(timeout_ms < 0);
   s = tb_sock_accept(sock(h), timeout_ms, &err);
+  tb_sock_set_nowait(prev);
+  if (!s && blocked(&err))
+    return blocked(&err);
   if (!s)
     fail(env, &err);
   return tb_handle(s);
 }
 
-static void sock_connect(JNIEnv *env, jclass c, jlong h, jbyteArray addr, jint port, jint scope, jint timeout_ms) {
+static jint sock_connect(JNIEnv *env, jclass c, jlong h, jbyteArray addr, jint port, jint scope, jint timeout_ms) {
   tb_error err;
   tb_addr a;
+  int prev, rc;
   tb_err_clear(&err);
-  if (get_addr(env, addr, port, scope, &a) == 0 && tb_sock_connect(sock(h), &a, timeout_ms, &err) < 0)
-    fail(env, &err);
+  if (get_addr(env, addr, port, scope, &a) < 0)
+    return -1;
+  prev = tb_sock_set_nowait(timeout_ms < 0);
+  rc = tb_sock_connect(sock(h), &a, timeout_ms, &err);
+  tb_sock_set_nowait(prev);
+  if (rc < 0 && blocked(&err))
+    return blocked(&err);
+  return rc < 0 ? fail(env, &err) : 0;
 }
 
 static void sock_set_opt(JNIEnv *env, jclass c, jlong h, jint opt, jint value) {
@@ -177,8 +194,13 @@ static jint sock_handshake(JNIEnv *env, jclass c, jlong h, jint timeout_ms) {
   tb_sock *s = sock(h);
   tb_error err;
   int rc;
+  int prev;
   tb_err_clear(&err);
+  prev = tb_sock_set_nowait(timeout_ms < 0);
   rc = tb_sock_handshake(s, timeout_ms, env, &err);
+  tb_sock_set_nowait(prev);
+  if (rc < 0 && blocked(&err))
+    return blocked(&err);
   if (rc < 0)
     return fail(env, &err);
   return rc;
@@ -236,19 +258,66 @@ static jint sock_read(JNIEnv *env, jclass c, jlong h, jbyteArray b, jint off, ji
   tb_error err;
   pin_arg a = {env, b, off};
   long n;
+  int prev;
   tb_err_clear(&err);
+  prev = tb_sock_set_nowait(timeout_ms < 0);
   n = tb_sock_read(sock(h), pin, unpin, &a, (size_t)len, timeout_ms, &err);
+  tb_sock_set_nowait(prev);
+  if (n == TB_SOCK_ERR && blocked(&err))
+    return blocked(&err);
   if (n == TB_SOCK_ERR)
     return fail(env, &err);
   return (jint)n; /* a count, TB_SOCK_EOF or TB_SOCK_TASK(task): NativeSocket.read decodes */
 }
 
-static void sock_write(JNIEnv *env, jclass c, jlong h, jbyteArray b, jint off, jint len) {
+/* The bytes written; a no-wait write that would wait returns how far it
+ * got in the low 32 bits and -TB_SOCK_BLOCKED_* in the high ones. */
+static jlong sock_write(JNIEnv *env, jclass c, jlong h, jbyteArray b, jint off, jint len, jboolean nowait) {
   tb_error err;
   pin_arg a = {env, b, off};
+  long n;
+  int prev;
   tb_err_clear(&err);
-  if (tb_sock_write(sock(h), pin, unpin, &a, (size_t)len, &err) == TB_SOCK_ERR)
+  prev = tb_sock_set_nowait(nowait == JNI_TRUE);
+  n = tb_sock_write(sock(h), pin, unpin, &a, (size_t)len, &err);
+  tb_sock_set_nowait(prev);
+  if (n == TB_SOCK_ERR)
+    return fail(env, &err);
+  if (blocked(&err))
+    return (jlong)n | ((jlong)-blocked(&err) << 32);
+  return (jlong)n;
+}
+
+static jint poller_new(JNIEnv *env, jclass c) {
+  tb_error err;
+  int fd;
+  tb_err_clear(&err);
+  fd = tb_poller_new(&err);
+  return fd < 0 ? fail(env, &err) : fd;
+}
+
+static void sock_arm(JNIEnv *env, jclass c, jlong h, jint epfd, jint what, jlong token) {
+  tb_error err;
+  tb_err_clear(&err);
+  if (tb_sock_arm(sock(h), epfd, what, (uint64_t)token, &err) < 0)
     fail(env, &err);
+}
+
+/* Blocks (a platform thread: the poller's) until sockets armed in epfd are
+ * ready; fills tokens with theirs and returns how many. */
+static jint poller_wait(JNIEnv *env, jclass c, jint epfd, jlongArray tokens) {
+  tb_error err;
+  uint64_t t[64];
+  jlong v[64];
+  int n, i, max = (*env)->GetArrayLength(env, tokens);
+  tb_err_clear(&err);
+  n = tb_poller_wait(epfd, t, max, &err);
+  if (n < 0)
+    return fail(env, &err);
+  for (i = 0; i < n; i++)
+    v[i] = (jlong)t[i];
+  (*env)->SetLongArrayRegion(env, tokens, 0, n, v);
+  return n;
 }
 
 static jint sock_available(JNIEnv *env, jclass c, jlong h) { return tb_sock_pending(sock(h)); }
@@ -280,7 +349,7 @@ const JNINativeMethod tb_socket_methods[] = {
     TB_N("sockBind", "(J[BIIZ)V", sock_bind),
     TB_N("sockListen", "(JI)V", sock_listen),
     TB_N("sockAccept", "(JI)J", sock_accept),
-    TB_N("sockConnect", "(J[BIII)V", sock_connect),
+    TB_N("sockConnect", "(J[BIII)I", sock_connect),
     TB_N("sockSetOpt", "(JII)V", sock_set_opt),
     TB_N("sockGetOpt", "(JI)I", sock_get_opt),
     TB_N("sockName", "(JZ)[B", sock_name),
@@ -295,7 +364,10 @@ const JNINativeMethod tb_socket_methods[] = {
     TB_N("sockTaskDone", "(J)V", sock_task_done),
     TB_N("sockKeyUpdate", "(J)V", sock_key_update),
     TB_N("sockRead", "(J[BIII)I", sock_read),
-    TB_N("sockWrite", "(J[BII)V", sock_write),
+    TB_N("sockWrite", "(J[BIIZ)J", sock_write),
+    TB_N("pollerNew", "()I", poller_new),
+    TB_N("sockArm", "(JIIJ)V", sock_arm),
+    TB_N("pollerWait", "(I[J)I", poller_wait),
     TB_N("sockAvailable", "(J)I", sock_available),
     TB_N("sockStats", "(J)[J", sock_stats),
 };

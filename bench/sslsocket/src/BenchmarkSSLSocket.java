@@ -15,6 +15,8 @@ import java.security.KeyStore;
 import java.security.Provider;
 import java.security.Security;
 import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.KeyManagerFactory;
@@ -27,13 +29,15 @@ import javax.net.ssl.SSLSocket;
  * A server-side SSLSocket benchmark with the command line of JSS's
  * BenchmarkSSLSocket, for load generators such as siege:
  *
- * <pre>BenchmarkSSLSocket [--bind ADDR] &lt;impl&gt; &lt;p12path&gt; [p12pass] &lt;port&gt; &lt;size&gt;</pre>
+ * <pre>BenchmarkSSLSocket [--bind ADDR] [--virtual] &lt;impl&gt; &lt;p12path&gt; [p12pass] &lt;port&gt; &lt;size&gt;</pre>
  *
  * impl is TLSBridge.SSLSocket, SunJSSE.SSLSocket or any installed provider
  * as &lt;Provider&gt;.SSLSocket. One thread per accepted connection, as JSS
  * does; unlike JSS it reads each HTTP request properly (head up to the blank
  * line, then Content-Length bytes of body) and keeps the connection open
  * when the client asked for keep-alive; otherwise one response and close.
+ * With --virtual (Java 21+) each connection gets a virtual thread instead of
+ * a platform thread; the accept loop stays on the main thread.
  * The reply is HTTP/1.1 200 OK with a body of size bytes of 'a'.
  *
  * Port 0 picks a free port; the first line on stdout is "LISTENING addr port".
@@ -416,14 +420,30 @@ public final class BenchmarkSSLSocket {
         t.start();
     }
 
+    /** Executors.newVirtualThreadPerTaskExecutor(), looked up: this file compiles for Java 17. */
+    static ExecutorService virtualThreadPerTask() {
+        try {
+            return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        } catch (ReflectiveOperationException e) {
+            System.err.println("--virtual needs Java 21 or later (this is " + Runtime.version() + ")");
+            System.exit(1);
+            return null;
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         String bind = System.getProperty("benchmark.bind", "127.0.0.1");
         if (args.length >= 2 && args[0].equals("--bind")) {
             bind = args[1];
             args = Arrays.copyOfRange(args, 2, args.length);
         }
+        ExecutorService virtual = null;
+        if (args.length >= 1 && args[0].equals("--virtual")) {
+            virtual = virtualThreadPerTask();
+            args = Arrays.copyOfRange(args, 1, args.length);
+        }
         if (args.length < 4 || args.length > 5) {
-            System.err.println("Usage: BenchmarkSSLSocket [--bind ADDR] <impl> <p12path> [p12pass] <port> <size>");
+            System.err.println("Usage: BenchmarkSSLSocket [--bind ADDR] [--virtual] <impl> <p12path> [p12pass] <port> <size>");
             System.err.println("impl: TLSBridge.SSLSocket, SunJSSE.SSLSocket or <Provider>.SSLSocket");
             System.err.println("p12pass defaults to m1oZilla (as in JSS); port 0 picks a free port");
             System.exit(1);
@@ -438,7 +458,8 @@ public final class BenchmarkSSLSocket {
                 InetAddress.getByName(bind));
         server.setReuseAddress(true);
         server.setUseClientMode(false);
-        System.out.println("LISTENING " + bind + " " + server.getLocalPort() + " " + server.getClass().getName());
+        System.out.println("LISTENING " + bind + " " + server.getLocalPort() + " " + server.getClass().getName()
+                + (virtual != null ? " virtual-threads" : ""));
         System.out.flush();
         admin(server);
         try (server) {
@@ -453,6 +474,10 @@ public final class BenchmarkSSLSocket {
                     throw e;
                 }
                 int id = IDS.incrementAndGet();
+                if (virtual != null) {
+                    virtual.execute(() -> b.serve(peer, id));
+                    continue;
+                }
                 Thread t = new Thread(() -> b.serve(peer, id), "conn-" + id);
                 t.start();
             }

@@ -186,10 +186,16 @@ public final class Native {
 
     public static native void sockListen(long sock, int backlog) throws java.io.IOException;
 
+    /*
+     * accept, connect, handshake and read take timeoutMs: 0 waits for ever; below 0 they
+     * never wait (a virtual thread's calls) and return TB_SOCK_BLOCKED_READ/WRITE instead
+     * (NativeConstants; socket_park.c), to be called again once the descriptor is ready.
+     */
+
     /** Blocks up to timeoutMs (0: no limit); returns the accepted socket. */
     public static native long sockAccept(long sock, int timeoutMs) throws java.io.IOException;
 
-    public static native void sockConnect(long sock, byte[] addr, int port, int scope, int timeoutMs)
+    public static native int sockConnect(long sock, byte[] addr, int port, int scope, int timeoutMs)
             throws java.io.IOException;
 
     public static native void sockSetOpt(long sock, int opt, int value) throws java.io.IOException;
@@ -229,7 +235,17 @@ public final class Native {
     public static native int sockRead(long sock, byte[] b, int off, int len, int timeoutMs)
             throws java.io.IOException;
 
-    public static native void sockWrite(long sock, byte[] b, int off, int len) throws java.io.IOException;
+    public static native long sockWrite(long sock, byte[] b, int off, int len, boolean nowait)
+            throws java.io.IOException;
+
+    /** An epoll set for {@code sockArm}/{@code pollerWait} (org.tlsbridge.socket.Poller). */
+    public static native int pollerNew() throws java.io.IOException;
+
+    /** Arms the socket's descriptor one-shot in epfd for what (TB_WAIT_*) with token; throws when closed. */
+    public static native void sockArm(long sock, int epfd, int what, long token) throws java.io.IOException;
+
+    /** Blocks until armed sockets are ready; their tokens into tokens, returns how many. */
+    public static native int pollerWait(int epfd, long[] tokens) throws java.io.IOException;
 
     public static native int sockAvailable(long sock);
 

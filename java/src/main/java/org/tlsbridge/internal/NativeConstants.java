@@ -91,6 +91,12 @@ public final class NativeConstants {
     public static final int TB_SO_TCLASS = 7;
     /** a native socket read/write that returns TB_SOCK_TASK_BASE - task asks Java to run that task */
     public static final int TB_SOCK_TASK_BASE = -16;
+    /** what a no-wait native socket call (a virtual thread's) returns instead of waiting for the peer */
+    public static final int TB_SOCK_BLOCKED_READ = -3;
+    public static final int TB_SOCK_BLOCKED_WRITE = -4;
+    /** what a socket waits for, as the poller arms it */
+    public static final int TB_WAIT_READ = 1;
+    public static final int TB_WAIT_WRITE = 2;
 
     // OpenSSL's numbers, passed through as they are
     public static final int TLS1_2_VERSION = 0x0303;
