@@ -10,7 +10,8 @@ import javax.management.ObjectName;
  * The live native object counts as the platform MBean
  * {@code org.tlsbridge:type=NativeObjects}, so that an operator (jconsole,
  * a JMX client next to Tomcat's own MBeans) can check that a certificate
- * reload frees the old contexts. Registered by the server integrations,
+ * reload frees the old contexts, and see which OpenSSL serves (what a
+ * security advisory asks). Registered by the server integrations,
  * never by the provider itself.
  */
 public final class NativeObjects implements NativeObjectsMXBean {
@@ -52,6 +53,12 @@ public final class NativeObjects implements NativeObjectsMXBean {
     @Override
     public long getNativeHeapInUse() {
         return Diagnostics.nativeHeapInUse();
+    }
+
+    @Override
+    public String getOpenSsl() {
+        NativeLibrary.ensureLoaded();
+        return Native.openSslVersion() + " (" + NativeLibrary.flavour() + ", " + NativeLibrary.loadedFrom() + ")";
     }
 
     @Override

@@ -3,9 +3,12 @@ package org.tlsbridge.provider;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.management.ManagementFactory;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 import org.tlsbridge.TlsBridgeProvider;
 import org.tlsbridge.internal.NativeLibrary;
+import org.tlsbridge.internal.NativeObjects;
 
 /**
  * Which OpenSSL serves: scripts/test runs the engine, socket and Tomcat tests
@@ -25,5 +28,16 @@ class ProviderFlavourTest {
         String wantFlavour = System.getProperty("tlsbridge.test.expectFlavour", explicit ? "explicit" : "bundled");
         assertTrue(version.startsWith(wantVersion), version + " (" + flavour + "), expected " + wantVersion);
         assertEquals(wantFlavour, flavour, "flavour, served by " + TlsBridgeProvider.nativeLibraryPath());
+    }
+
+    /** The MBean an operator reads when an OpenSSL advisory comes out names the same OpenSSL and file. */
+    @Test
+    void theMBeanNamesTheOpenSslThatServes() throws Exception {
+        NativeObjects.register();
+        Object a = ManagementFactory.getPlatformMBeanServer().getAttribute(new ObjectName(NativeObjects.NAME),
+                "OpenSsl");
+        String s = (String) a;
+        assertTrue(s.startsWith(TlsBridgeProvider.openSslVersion() + " (" + NativeLibrary.flavour() + ", "), s);
+        assertTrue(s.endsWith(TlsBridgeProvider.nativeLibraryPath() + ")"), s + " vs " + TlsBridgeProvider.nativeLibraryPath());
     }
 }
