@@ -166,6 +166,7 @@ class Direction:
         self.pairs = []  # (key, nonce, record number)
         self.app_records = 0
         self.on_finished = None  # TLS 1.3: the move to the application secret
+        self.last_type = None
 
     def set_tls13(self, secret):
         self.secret = secret
@@ -208,6 +209,9 @@ class Direction:
             typ, plain = inner[-1], inner[:-1]
         else:
             typ = hdr[0]
+        if len(plain) > 16384:
+            raise Failure(f"{where}: {len(plain)} bytes of plaintext, more than a record may carry")
+        self.last_type = typ
         if typ == APPDATA:
             self.app += plain
             self.app_records += 1
@@ -309,12 +313,15 @@ def check_connection(path, keylog, brk_mode, pairs):
         if tb.updates - tb.updates_requested < 1 or peer.updates < 1:
             raise Failure(f"{name}: KeyUpdates tlsbridge {tb.updates} ({tb.updates_requested} requesting),"
                           f" peer {peer.updates}: not both directions")
-    if tb.alerts != ["0100"]:
+    if tb.alerts != ["0100"] or tb.last_type != ALERT:
         raise Failure(f"{tb.name}: alerts {tb.alerts}, not one close_notify at the end")
+    mine = {}
     for key, nonce, where in tb.pairs:
-        seen = pairs.setdefault((key, nonce), where)
-        if seen is not where:
+        seen = pairs.get((key, nonce)) or mine.get((key, nonce))
+        if seen:
             raise Failure(f"{where}: (key, nonce) pair used twice, first by {seen}")
+        mine[(key, nonce)] = where
+    pairs.update(mine)
     return (f"{name}: {tb.opened} records of tlsbridge's opened ({tb.app_records} application,"
             f" {len(tb.app)} bytes), {peer.opened} of the peer's; KeyUpdates sent by tlsbridge {tb.updates}"
             f" ({tb.updates_requested} requesting), by the peer {peer.updates}"), \

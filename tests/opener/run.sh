@@ -128,4 +128,5 @@ for mode in skip-seq reuse-seq repeat-nonce; do
     bad "self-check $mode: the opener should fail with '$want'" "exit $rc; ${hit:-no failure}"
   fi
 done
-log "opener suite: $((SECONDS - T0)) s"
+echo "NOTE $(sed -nE 's/.*records opened: ([0-9]+) sent by tlsbridge.*pairs checked: ([0-9]+),.*/\1 records opened, \2 pairs checked/p' <<<"$total"); $((SECONDS - T0)) s"
+exit $((FAIL > 0))
