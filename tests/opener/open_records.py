@@ -15,7 +15,9 @@ no (key, nonce) pair protected two records tlsbridge sent.
   open_records.py --break MODE KEYLOG DIR...    the same with one deliberate
       fault, which must make it fail (the suite's proof that it can):
       skip-seq      the opener skips a sequence number in tlsbridge's direction
+                    (TLS 1.3)
       reuse-seq     the opener reuses a sequence number in tlsbridge's direction
+                    (TLS 1.2 ChaCha20-Poly1305)
       repeat-nonce  a TLS 1.2 AES-GCM record tlsbridge sent is re-sealed with
                     the previous record's explicit nonce (and its own sequence
                     number, so it authenticates): only the pair check sees it
@@ -338,7 +340,7 @@ class Break:
         tls13, kind = SUITES[suite][0], SUITES[suite][1]
         if self.applied:
             return None
-        if (self.mode in ("skip-seq", "reuse-seq") and tls13) or \
+        if (self.mode == "skip-seq" and tls13) or (self.mode == "reuse-seq" and not tls13 and kind == "chacha") or \
                 (self.mode == "repeat-nonce" and not tls13 and kind == "gcm"):
             self.applied = name
             return self

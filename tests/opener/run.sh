@@ -11,8 +11,9 @@
 # open_records.py then opens every record with Python's `cryptography` and
 # its own TLS 1.3 key schedule and TLS 1.2 key block, checks the bytes
 # against the stream each side sent and that no (key, nonce) pair repeats;
-# and, run again with a sequence number skipped, one reused, and a TLS 1.2
-# explicit nonce repeated, it must fail each time.
+# and, run again with a TLS 1.3 sequence number skipped, a TLS 1.2
+# ChaCha20 one reused, and a TLS 1.2 explicit nonce repeated, it must fail
+# each time.
 #
 #   tests/opener/run.sh        (the JVM side comes from target/classes)
 set -uo pipefail
