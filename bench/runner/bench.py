@@ -26,6 +26,7 @@ import measure  # noqa: E402
 import pki  # noqa: E402
 import pq  # noqa: E402
 import plan  # noqa: E402
+import rules  # noqa: E402
 import probe  # noqa: E402
 import perfprofile as perfprof  # noqa: E402
 import report  # noqa: E402
@@ -353,23 +354,23 @@ def run_syscalls(work):
 
 def converge(h, g, mode, size, o, work):
     """A JVM server runs its cell's own load in --warmup-window windows until
-    plan.WARM_AGREE of them in a row agree with a quiet JIT (plan.agreed), or
-    its mode's cap of load (plan.warm_cap): a JIT still compiling (SunJSSE has more Java to
+    rules.WARM_AGREE of them in a row agree with a quiet JIT (rules.agreed), or
+    its mode's cap of load (rules.warm_cap): a JIT still compiling (SunJSSE has more Java to
     compile than tlsbridge) must not be timed. At the cap, `cap_reason` says
     whether the CPU per request never agreed ("cpu") or agreed only while
     the compiler threads were busy ("jit")."""
     t0, vals, jits, converged = time.monotonic(), [], [], False
-    cap = plan.warm_cap(o, mode)
-    most = max(plan.WARM_AGREE, int(round(cap / o.warmup_window)))
+    cap = rules.warm_cap(o, mode)
+    most = max(rules.WARM_AGREE, int(round(cap / o.warmup_window)))
     agreed_busy = False
     while len(vals) < most and h.proc.alive():
         r, _ = measure.one(h, mode, size, o.warmup_window, o, work, g.suite)
         vals.append(r["cpu_ms_per_req"])
         jits.append(r.get("jit_share"))
-        if plan.agreed(vals, jits):
+        if rules.agreed(vals, jits):
             converged = True
             break
-        agreed_busy = agreed_busy or plan.agreed(vals)
+        agreed_busy = agreed_busy or rules.agreed(vals)
     w = {"seconds": round(len(vals) * o.warmup_window, 1), "wall_s": round(time.monotonic() - t0, 1),
          "windows": vals, "jit_share": jits, "converged": converged, "cap_s": cap}
     if not converged:
@@ -396,9 +397,9 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
                                      "for every request, so this is not a keep-alive figure")
     # primary: the primary suite's smallest size per mode and the plain
     # floors; --quick: its keep-alive cell only
-    primary = g.suite.key in (plan.PRIMARY, "plain") and size == min(n for m, n in g.cells if m == mode)
+    primary = g.suite.key in (rules.PRIMARY, "plain") and size == min(n for m, n in g.cells if m == mode)
     if o.quick:
-        primary = primary and g.suite.key == plan.PRIMARY and mode == "keepalive"
+        primary = primary and g.suite.key == rules.PRIMARY and mode == "keepalive"
     probed = bool(probe_bin) and (o.probe == "all" or (o.probe == "primary" and primary))
     for h in cells:
         if not h.proc.alive():
@@ -531,7 +532,7 @@ def profile_cell(results, cells, ctx, g, mode, size, o, work):
         want = [h.variant.name for h in cells]
     elif o.profile == "miss":
         here = (mode, size, g.suite.key)
-        if g.suite.key == plan.PRIMARY and size == 1024 and mode in ("keepalive", "newconn"):
+        if g.suite.key == rules.PRIMARY and size == 1024 and mode in ("keepalive", "newconn"):
             want += sorted(ALWAYS_PROFILE, reverse=True)
         for t in report.targets(results):
             if targets.missed(t):

@@ -11,7 +11,7 @@ import report_cpu
 import report_flavours
 import suites
 import targets as T
-from plan import WARM_AGREE, WARM_JIT_MAX, WARM_TOL
+from rules import WARM_AGREE, WARM_JIT_MAX, WARM_TOL
 
 SIZES = {1024: "1 KiB", 16384: "16 KiB", 65536: "64 KiB", 1048576: "1 MiB"}
 MODES = {"keepalive": "keep-alive (wrk)", "newconn": "new connection per request (siege)",

@@ -2,7 +2,7 @@
 missed target, tlsbridge's own Tomcat cells, and the tlsbridge-probe pass."""
 
 import perfprofile as perfprof
-import plan
+import rules
 import targets as T
 
 ROLES = ("request threads", "JIT compiler", "GC + VM", "other")
@@ -34,7 +34,7 @@ def jit_seen(names, profs):
     if not seen:
         return ""
     return ". JIT compiler threads in the profiled window (/proc): " + "; ".join(
-        f"{n} {100 * s:.1f}%" + ("" if plan.jit_quiet(s) else " (**still compiling**)") for n, s in seen)
+        f"{n} {100 * s:.1f}%" + ("" if rules.jit_quiet(s) else " (**still compiling**)") for n, s in seen)
 
 
 def compare(ours, theirs):

@@ -14,6 +14,7 @@ import bench  # noqa: E402
 import measure  # noqa: E402
 import plan  # noqa: E402
 import report  # noqa: E402
+import rules  # noqa: E402
 import targets  # noqa: E402
 import verify  # noqa: E402
 
@@ -104,11 +105,11 @@ feed[:] = [0.01 * (1 + (i % 2)) for i in range(200)]
 w = bench.converge(h, g, "keepalive", 1024, o, "/tmp")
 check("a warm-up that never settles stops at its cap, marked", not w["converged"] and w["seconds"] == o.warmup, w)
 check("... its cap reason is the CPU per request", w.get("cap_reason") == "cpu", w)
-# the JIT: a window whose compiler threads took more than plan.WARM_JIT_MAX
+# the JIT: a window whose compiler threads took more than rules.WARM_JIT_MAX
 # of the process's CPU does not count, however well its CPU/request agrees
 check("a window with the JIT at 22% does not count toward agreement",
-      not plan.agreed([0.30, 0.30, 0.30], [0.0, 0.0, 0.22]) and plan.agreed([0.30, 0.30, 0.30], [0.0, 0.01, 0.02])
-      and plan.agreed([0.30, 0.30, 0.30]) and plan.agreed([0.30, 0.30, 0.30], [None] * 3))
+      not rules.agreed([0.30, 0.30, 0.30], [0.0, 0.0, 0.22]) and rules.agreed([0.30, 0.30, 0.30], [0.0, 0.01, 0.02])
+      and rules.agreed([0.30, 0.30, 0.30]) and rules.agreed([0.30, 0.30, 0.30], [None] * 3))
 import procs  # noqa: E402
 check("the compiler threads' CPU of a window: a thread started meanwhile counts whole, one that ended is dropped",
       abs(procs.jit_seconds({11: 2.0, 12: 1.0}, {11: 2.5, 13: 0.3}) - 0.8) < 1e-9
@@ -131,7 +132,7 @@ check("a JIT that never quiets stops a handshake cell's warm-up at its own cap (
       not w["converged"] and w["seconds"] == o.warmup_handshake == 2 * o.warmup and w.get("cap_reason") == "jit"
       and report.warm_cell(w) == f"**{o.warmup_handshake:.0f} s cap (JIT)**", w)
 check("--quick caps handshake cells as its keep-alive cells",
-      plan.warm_cap(bench.parse(["--quick"]), "newconn") == bench.parse(["--quick"]).warmup == 3.0)
+      rules.warm_cap(bench.parse(["--quick"]), "newconn") == bench.parse(["--quick"]).warmup == 3.0)
 
 orders = []
 for _ in range(2):
@@ -474,7 +475,7 @@ def repair_estimate():
         plan.estimate_seconds(plan.build(op), variants.default(variants.all_variants(), op.quick), op, parts)
         got.append(parts.get("pairs after a medians MISS (at most)"))
     # 6 comparisons x 7 pairs x 2 windows of 2 s, new-connection ones (siege's set-up) the dearest
-    return got == [6 * 7 * 2 * (2 + plan.COST["siege"]), None], got
+    return got == [6 * 7 * 2 * (2 + rules.COST["siege"]), None], got
 
 
 def tax_estimate():
@@ -488,8 +489,8 @@ def tax_estimate():
         got.append(round(pp[0] - pp[1], 1))
     # full: 4 handshake taxes x 7 pairs x 2 windows of 2 s + siege's set-up,
     # and the keep-alive tax's with wrk's; quick: its primary suite's two, 3 pairs of 1 s
-    want = [round(4 * 7 * 2 * (2 + plan.COST["siege"]) + 7 * 2 * (2 + plan.COST["wrk"]), 1),
-            round(3 * 2 * (1 + plan.COST["siege"]) + 3 * 2 * (1 + plan.COST["wrk"]), 1)]
+    want = [round(4 * 7 * 2 * (2 + rules.COST["siege"]) + 7 * 2 * (2 + rules.COST["wrk"]), 1),
+            round(3 * 2 * (1 + rules.COST["siege"]) + 3 * 2 * (1 + rules.COST["wrk"]), 1)]
     return got == want, (got, want)
 
 
