@@ -28,6 +28,7 @@ import pq  # noqa: E402
 import plan  # noqa: E402
 import rules  # noqa: E402
 import probe  # noqa: E402
+import progress  # noqa: E402
 import perfprofile as perfprof  # noqa: E402
 import report  # noqa: E402
 import suites  # noqa: E402
@@ -38,7 +39,10 @@ import verify  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-T0 = time.monotonic()
+# the whole command's start (scripts/bench exports it: the build counts)
+T0 = time.monotonic() - max(0.0, time.time() - float(os.environ.get("TB_BENCH_STARTED") or time.time()))
+# the live progress line (progress.py); None until the plan is made
+PROGRESS = None
 # wall time per phase of the run and how often it ran: what the estimate of
 # a full run is calibrated on (results.json meta.phases)
 PHASES = {}
@@ -58,11 +62,27 @@ class phase:
 
 def log(msg):
     print(f"\033[1m[bench {time.monotonic() - T0:5.0f}s]\033[0m {msg}", file=sys.stderr, flush=True)
+    if PROGRESS:
+        PROGRESS.printed()
+
+
+def at(doing):
+    if PROGRESS:
+        PROGRESS.at(doing)
+
+
+def begin(phase, est_s):
+    if PROGRESS:
+        PROGRESS.begin(phase, est_s)
 
 
 def parse(argv):
     ap = argparse.ArgumentParser(prog="scripts/bench", description=__doc__)
-    ap.add_argument("--quick", action="store_true", help="CI/smoke: one size, one suite per protocol, short runs")
+    ap.add_argument("--full", action="store_true", help="the long run (65-90 min on 2 cores; needs a quiet "
+                    "machine): every size and suite, 3 repetitions, converging warm-ups, 7 pairs per target, the "
+                    "cluster, post-quantum and syscall cells")
+    ap.add_argument("--quick", action="store_true", help="the quick run (the default, about 5 min): one size, one "
+                    "suite per protocol, short windows; figures to look at, not to quote")
     ap.add_argument("--variants", type=lambda s: s.split(","), help="comma list (default: all); see --list")
     ap.add_argument("--suites", type=lambda s: s.split(","), help="comma list of suite keys; see --list")
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], help="keep-alive body sizes in bytes")
@@ -110,7 +130,9 @@ def parse(argv):
     ap.add_argument("--out", help="results directory (default bench/results/<timestamp>)")
     ap.add_argument("--list", action="store_true", help="list variants and suites, then exit")
     o = ap.parse_args(argv)
-    q = o.quick
+    if o.full and o.quick:
+        ap.error("--full and --quick exclude each other (no argument is the quick run)")
+    o.quick = q = not o.full
     # The full run's length: plan.estimate_seconds (bench/README.md says how
     # it is calibrated on measured phase times). 2 s windows
     # (repetitions and pairs; 3 s before issue 16's targets, ~8 min more)
@@ -161,6 +183,7 @@ def _terminate(signum, frame):
 
 
 def main(argv):
+    global PROGRESS
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGHUP, _terminate)
     o = parse(argv)
@@ -217,11 +240,12 @@ def main(argv):
     groups = plan.build(o) if o.cluster != "only" else []
     tls_v = [v for v in avail if v.tls]
     plain_v = [v for v in avail if not v.tls]
-    est_parts = {}
-    est = plan.estimate_seconds(groups, avail, o, est_parts)
-    log(f"{len(groups)} server configurations, {sum(len(g.cells) for g in groups)} workloads, "
-        f"{len(tls_v)} TLS + {len(plain_v)} plain variants; estimated {est / 60:.1f} min; "
-        f"pair order seed {o.seed}")
+    est_parts, est_groups = {}, []
+    est = plan.estimate_seconds(groups, avail, o, est_parts, est_groups)
+    log(f"{'quick' if o.quick else 'full'} run: {len(groups)} server configurations, "
+        f"{sum(len(g.cells) for g in groups)} workloads, {len(tls_v)} TLS + {len(plain_v)} plain variants; "
+        f"measuring takes about {est / 60:.1f} min; pair order seed {o.seed}")
+    PROGRESS = progress.Progress(est, T0, log).start()
 
     results = {"meta": {"started": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
                         "mode": "quick" if o.quick else "full", "argv": argv,
@@ -242,12 +266,14 @@ def main(argv):
         results["meta"]["probe"] = probe_bin
     tomcat_version = None
 
-    for g in groups:
+    for gi, g in enumerate(groups):
         vs = tls_v if g.tls else plain_v
         vs = [v for v in vs if any(variants.serves(v, m, n, g) for m, n in g.cells)]
         if not vs:
             continue
-        log(f"== {g.suite.label if g.tls else 'plain HTTP'}: {', '.join(f'{m}/{n}' for m, n in g.cells)}")
+        begin(f"servers {gi + 1}/{len(groups)}, {g.suite.label if g.tls else 'plain HTTP (the no-TLS baseline)'} "
+              f"({len(vs)} servers, {len(g.cells)} workloads)", est_groups[gi])
+        at("starting the servers")
         handles = []
         for v in vs:
             try:
@@ -272,7 +298,8 @@ def main(argv):
             handles.append(h)
             log(f"  {v.name} listening on {h.port} (pid {h.proc.pid})")
         try:
-            for mode, size in g.cells:
+            for ci, (mode, size) in enumerate(g.cells):
+                at(f"workload {ci + 1}/{len(g.cells)}: {report.MODE_SHORT[mode]} {report.size_label(size)}")
                 cells = run_cell(results, handles, g, mode, size, o, work, probe_bin)
                 with phase("perf profile"):
                     profile_cell(results, cells, ctx, g, mode, size, o, work)
@@ -282,20 +309,26 @@ def main(argv):
                     h.stop()
         write(results, out, ctx, tomcat_version, started, o)
 
+    tail = {k: v for k, v in est_parts.items()}
+    # what the groups' own estimates left over (profiles, pairs after a
+    # miss: spent inside the groups) is no step of its own
+    PROGRESS.settle(est - sum(tail.get(k, 0) for k in ("post-quantum handshakes", "cluster", "JMH",
+                                                      "instruction counts", "syscall counts")))
     if pq.wanted(o, {v.name for v in avail}):
-        log("post-quantum key exchange: X25519MLKEM768 vs x25519 handshakes")
+        begin("post-quantum key exchange: X25519MLKEM768 vs x25519 handshakes",
+              tail.get("post-quantum handshakes", 0))
         with phase("post-quantum"):
             results["pq"] = pq.run(ctx, next(v for v in avail if v.name == pq.VARIANT), o, work, log)
         write(results, out, ctx, tomcat_version, started, o)
     if cluster.wanted(o):
-        log(f"== cluster behind HAProxy ({cluster.NODES} nodes)")
+        begin(f"cluster behind HAProxy ({cluster.NODES} nodes)", tail.get("cluster", 0))
         with phase("cluster"):
             results["cluster"] = cluster.run(ctx, o, work, log)
         if not results["cluster"]["ok"]:
             results["not_available"].append({"what": "cluster cells", "why": results["cluster"]["reason"]})
         write(results, out, ctx, tomcat_version, started, o)
     if o.jmh == "on":
-        log("JMH microbenchmarks")
+        begin("JMH microbenchmarks (in-memory engine pair)", tail.get("JMH", 0))
         with phase("JMH"):
             results["jmh"] = jmh.run(ctx, o.quick, work, log)
         with phase("perf profile"):
@@ -303,7 +336,7 @@ def main(argv):
         if results["jmh"].get("ok") is False:
             log("JMH failed: " + results["jmh"].get("reason", ""))
     if o.icount == "on":
-        log("instruction counts of the engine core (callgrind)")
+        begin("instruction counts of the engine core (callgrind)", tail.get("instruction counts", 0))
         with phase("instruction counts"):
             results["icount"] = run_icount(work, 1 if o.quick else 2)
         for f, r in results["icount"]["flavours"].items():
@@ -311,12 +344,14 @@ def main(argv):
                 results["not_available"].append({"what": f"instruction counts, {f} flavour", "why": r["reason"]})
                 log(f"NOT AVAILABLE: instruction counts, {f} flavour: {r['reason']}")
     if o.syscalls == "on":
-        log("syscalls per request (strace)")
+        begin("syscalls per request (strace)", tail.get("syscall counts", 0))
         with phase("syscalls"):
             results["syscalls"] = run_syscalls(work)
         if not results["syscalls"].get("ok"):
             results["not_available"].append({"what": "syscall counts", "why": results["syscalls"]["reason"]})
+    begin("writing the report and charts", 0.0)
     write(results, out, ctx, tomcat_version, started, o, final=True)
+    PROGRESS.stop()
     report.print_table(results)
     log(f"results: {out}/results.json, report.md, {len(glob.glob(os.path.join(out, '*.png')))} PNG")
     return 0
@@ -404,6 +439,7 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
     for h in cells:
         if not h.proc.alive():
             continue
+        at(f"{report.MODE_SHORT[mode]} {report.size_label(size)}, warm-up of {h.variant.name}")
         if h.variant.jdk and mode in o.warm_modes:
             with phase("warm-up"):
                 cells[h]["warmup"] = converge(h, g, mode, size, o, work)
@@ -412,6 +448,7 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
                 measure.drive(h, mode, size, max(o.preroll, o.warmup_window if h.variant.jdk else 0), o, work,
                               g.suite)
     pairs = {h: [] for h in cells}
+    at(f"{report.MODE_SHORT[mode]} {report.size_label(size)}, {o.reps} timed repetition(s) of {len(cells)} servers")
     for rep in range(o.reps):
         order = list(cells)
         k = rep % len(order) if order else 0
@@ -461,6 +498,7 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
         if c["bottleneck"] == "client":
             c["notes"].append(f"client-bound: {c['client']} used its whole CPU while the server did not")
         results["cells"].append(c)
+    at(f"{report.MODE_SHORT[mode]} {report.size_label(size)}, alternating pairs of windows")
     with phase(f"pairs {mode}"):
         run_pairs(results, cells, g, mode, size, o, work)
     return cells
@@ -503,9 +541,10 @@ def run_pairs(results, cells, g, mode, size, o, work):
             e["values"].append([a, b])  # the TLS taxes' verdict subtracts the floors from each
             e["orders"].append("AB" if order[0] is ha else "BA")
         results.setdefault("pairs", {})[name] = e
-        ok = [x for x in e["ratios"] if x is not None]
+        ok = [targets.inv(x) for x in e["ratios"] if targets.inv(x) is not None]
         log(f"  pairs {va} vs {vb}{' (after a ' + trigger + ')' if trigger == targets.MEDIANS_MISS else ''}: "
-            f"ratios {' '.join(f'{x:.2f}' for x in ok)} (orders {' '.join(e['orders'])}, seed {o.seed})")
+            f"CPU ratio {va} over {vb} per pair {' '.join(f'{x:.2f}' for x in ok)} "
+            f"(orders {' '.join(e['orders'])}, seed {o.seed})")
 
 
 def log_rep(mode, size, name, what, r):

@@ -1,4 +1,4 @@
-"""Cluster cells (issue 15): HAProxy (TCP mode, round-robin, 127.0.0.1) in
+"""Cluster cells: HAProxy (TCP mode, round-robin, 127.0.0.1) in
 front of three bench Tomcat servers, for tlsbridge with one shared
 session-ticket key file, tlsbridge with each node's own random keys, and
 SunJSSE. wrk with Connection: close reconnects for every request and offers
@@ -392,7 +392,7 @@ def report_section(results):
               f"`tomcat-sunjsse`); the {NODES} nodes and HAProxy pinned to the server CPU, wrk to the client CPU "
               f"with `Connection: close` ({r['connections']} connections): every request is a new connection, "
               f"offering the ticket of that connection's previous one to whichever node the balancer picks. "
-              f"{s.label}, {SIZE} B bodies. Expected (issue 15): ~100% resumed with a shared key file, about a "
+              f"{s.label}, {SIZE} B bodies. Expected: ~100% resumed with a shared key file, about a "
               f"third with per-node keys and with SunJSSE.\n")
     md.append(f"Resumed share: from the wire, the servers' answer: HAProxy captures each connection's "
               f"ServerHello and logs it; one with a pre_shared_key extension accepted the client's ticket (no "

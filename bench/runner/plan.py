@@ -6,7 +6,7 @@ import pq
 import suites
 import targets as T
 import variants as V
-from rules import COST, PRIMARY, load_seconds as _load, warm_cap, warm_windows  # noqa: F401
+from rules import COST, PRIMARY, load_seconds as _load, warm_windows
 
 KA_SIZES = [1024, 16384, 65536, 1048576]
 
@@ -102,16 +102,22 @@ def jmh_profiles(opts):
     return 0 if opts.quick or opts.profile == "off" else JMH_PROFILES
 
 
-def estimate_seconds(groups, variants, opts, parts=None):
-    """Seconds the run will take; parts (a dict) receives the breakdown."""
+def estimate_seconds(groups, variants, opts, parts=None, per_group=None):
+    """Seconds the run will take; parts (a dict) receives the breakdown,
+    per_group (a list) each group's own seconds in order (what the live
+    progress counts down), and parts' keys after the groups' are the phases
+    that follow them."""
     parts = {} if parts is None else parts
+    per_group = [] if per_group is None else per_group
     repair = []  # the seconds of pairing each unplanned item-1 comparison
 
     def add(k, x):
         parts[k] = parts.get(k, 0.0) + x
     for g in groups:
+        before = sum(parts.values())
         vs = [v for v in variants if v.tls == g.tls and any(V.serves(v, m, n, g) for m, n in g.cells)]
         if not vs:
+            per_group.append(0.0)
             continue
         add("server start+stop", sum(getattr(v, "start_s", COST["start"]) for v in vs) + COST["stop"])
         names = {v.name for v in vs}
@@ -138,6 +144,7 @@ def estimate_seconds(groups, variants, opts, parts=None):
                                              (not opts.quick or (g.suite.key == PRIMARY and m == "keepalive")))
             if probed:
                 add("probe passes", k * opts.probe_passes * (_load(m, opts.duration) + COST["probe"]))
+        per_group.append(sum(parts.values()) - before)
     # the worst case: the budget spent on the dearest comparisons
     worst = sorted(repair, reverse=True)[:max(0, getattr(opts, "repair_max", 0))]
     if worst:
