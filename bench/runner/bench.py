@@ -92,15 +92,15 @@ def parse(argv):
     ap.add_argument("--warmup", type=float, help="cap in seconds on a JVM server's warm-up per cell: its cell's "
                     "load in --warmup-window windows until three in a row agree within 5%% on CPU per request")
     ap.add_argument("--warmup-handshake", type=float, help="the same cap on new-connection and resumed cells "
-                    "(default: twice --warmup in a full run, --warmup with --quick)")
+                    "(default: twice --warmup in a full run, --warmup in the quick run)")
     ap.add_argument("--warmup-window", type=float, default=1.0, help="seconds per warm-up window")
     ap.add_argument("--preroll", type=float, help="untimed seconds before a cell's first repetition (servers "
                     "without a JIT; JVM servers get the converging warm-up)")
     ap.add_argument("--pairs", type=int, help="alternating A/B pairs of windows per target (full: 7, quick: 3)")
     ap.add_argument("--pair-duration", type=float, help="seconds per paired window (default --duration; quick: 1)")
-    ap.add_argument("--repair-max", type=int, help="item-1 cells not planned as paired whose same-run medians "
+    ap.add_argument("--repair-max", type=int, help="cells against SunJSSE not planned as paired whose same-run medians "
                     "miss get --pairs pairs too, at most this many in the run (full: %d, quick: 0)" % plan.REPAIR_MAX)
-    ap.add_argument("--tax-pairs", choices=["all", "primary", "off"], help="item 2's TLS taxes judged on --pairs "
+    ap.add_argument("--tax-pairs", choices=["all", "primary", "off"], help="the TLS taxes judged on --pairs "
                     "pairs of tomcat-tlsbridge and nginx windows: every tax (full), the primary suite's (quick), none")
     ap.add_argument("--seed", type=int, help="seed of the per-pair A/B order (default: random, printed)")
     ap.add_argument("--connections", type=int, default=50, help="wrk connections")
@@ -111,7 +111,7 @@ def parse(argv):
                     help="instruction counts of the engine core under callgrind (bench/runner/icount.py)")
     ap.add_argument("--syscalls", choices=["on", "off"], help="syscalls per request of the native socket, "
                     "SunJSSE and nginx under strace (bench/runner/syscalls.py; default: on in the full run, off "
-                    "with --quick, whose CI row counts them itself, and with --variants or --suites)")
+                    "in the quick run, whose CI row counts them itself, and with --variants or --suites)")
     ap.add_argument("--probe", choices=["off", "primary", "all"], default="primary",
                     help="extra passes with tlsbridge-probe attached: on the primary suite's smallest size per "
                          "mode and the plain floors (primary), on every cell (all)")
@@ -122,10 +122,10 @@ def parse(argv):
                          "Tomcat keep-alive 1 KiB and new-connection cells (miss), of every cell (all)")
     ap.add_argument("--profile-seconds", type=float, help="length of one perf profile")
     ap.add_argument("--profile-max", type=int, help="at most this many profiles in the run (0: no limit; "
-                    "--quick: 4); the cells of a target that is a MISS when they finish are profiled past it")
+                    "quick run: 4); the cells of a target that is a MISS when they finish are profiled past it")
     ap.add_argument("--cluster", choices=["on", "off", "only"],
                     help="HAProxy + 3 Tomcat nodes: tlsbridge with shared / per-node ticket keys, SunJSSE "
-                         "(bench/runner/cluster.py); default on for a full run, off with --quick or --variants; "
+                         "(bench/runner/cluster.py); default on for a full run, off in the quick run or with --variants; "
                          "only: the cluster cells and nothing else")
     ap.add_argument("--out", help="results directory (default bench/results/<timestamp>)")
     ap.add_argument("--list", action="store_true", help="list variants and suites, then exit")

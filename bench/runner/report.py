@@ -93,10 +93,10 @@ def icount_section(results):
                   f"and OpenSSL: instructions per operation in tlsbridge's "
                   f"engines (`tb_engine_wrap`/`tb_engine_unwrap`, the handshake from `tb_engine_new` to both "
                   f"engines freed) and in plain OpenSSL over a BIO pair (`SSL_write`/`SSL_read`, `SSL_do_handshake`: "
-                  f"the floor; a resumed handshake counts one connection, both ends, the client offering the session "
+                  f"plain OpenSSL; a resumed handshake counts one connection, both ends, the client offering the session "
                   f"its cache kept); and a native socket server's keep-alive request on loopback TCP "
                   f"(`tb_sock_read` of a ~100-byte request and `tb_sock_write` of a 1 KiB response, the server's "
-                  f"side only; the floor: `SSL_read`/`SSL_write` on `SSL_set_fd`, OpenSSL reading ahead), fixed keys and RAND, setup "
+                  f"side only; plain OpenSSL: `SSL_read`/`SSL_write` on `SSL_set_fd`, OpenSSL reading ahead), fixed keys and RAND, setup "
                   f"outside the counted regions. A busy machine cannot "
                   f"move them. Heap calls (malloc, calloc, realloc) and bytes asked for per operation come from a "
                   f"second build of the harness run natively.\n")
@@ -228,7 +228,11 @@ def write(results, out):
     md.append("## Variants\n")
     md.append("| variant | server | provider | JVM | OpenSSL (asked; served) | available | note |\n"
               "|---|---|---|---|---|---|---|")
+    # a variant's note as the runner words it now (a re-rendered run keeps
+    # its measurements, not its wording)
+    notes = {x.name: x.note for x in report_flavours.V.all_variants()}
     for name, d in results["variants"].items():
+        d = dict(d, note=notes.get(name, d.get("note", "")))
         ossl = f"{d['openssl_flavour']}; {report_flavours.served(results, name) or 'not reported'}" \
             if d.get("openssl_flavour") else "–"
         md.append(f"| {name} | {d['server']} | {d['provider']} | {d.get('jvm') or '–'} | {ossl} | "

@@ -134,8 +134,8 @@ def probe_section(results, na):
     if not probes:
         why = next((x["why"] for x in na if x["what"] == "probe pass"), "no probe pass in this run")
         return md + [f"Not run: {why}\n"]
-    md.append("Every probed pass follows a plain repetition of the same variant; the tax is the median over those "
-              "pairs of probed/plain (throughput, and server CPU per request from /proc). On-CPU time per request "
+    md.append("Every probed pass follows a plain repetition of the same variant; the probe's cost is the median "
+              "over those pairs of probed/plain (throughput, and server CPU per request from /proc). On-CPU time per request "
               "is the probe's own scheduler account (agnostic mode, the same for every provider), split by thread "
               "role; TLSBridge cells also get the library's counters (provider mode), which it hands over when it "
               "frees a connection: SSL_read+SSL_write time and JNI calls cover only the connections freed inside "
@@ -146,7 +146,7 @@ def probe_section(results, na):
     md.append("| workload | variant | on-CPU ms/req: request threads / JIT / GC+VM / other | syscalls/req | "
               "switches/req | TLSBridge library: handshakes (resumed) / closes; SSL_read+write ms/req; ms per handshake; JNI "
               "calls/req | probe CPU ms/req "
-              "(own + in target) | tax: req/s with/without | tax: CPU/req with/without | pairs |")
+              "(own + in target) | probe cost: req/s with/without | probe cost: CPU/req with/without | pairs |")
     md.append("|" + "---|" * 10)
     for c in probes:
         pr = c["probe"]

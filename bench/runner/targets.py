@@ -399,7 +399,7 @@ def syscall_lines(r):
     names = ["3. Native socket: syscalls per keep-alive request <= 3",
              "3. Native socket: syscalls per new connection no more than SunJSSE.SSLSocket's"]
     if not s.get("ok"):
-        why = s.get("reason") or "not counted in a quick run (scripts/bench --full counts them)"
+        why = s.get("reason") or "not counted in this run (scripts/bench --full counts them)"
         return [{"target": n, "status": "N/A", "detail": f"syscall counts {why}"} for n in names]
     ka, nc = _sys_total(s, "tlsbridge", "keep-alive"), _sys_total(s, "tlsbridge", "new connection")
     ref = _sys_total(s, "sunjsse", "new connection")
