@@ -59,8 +59,10 @@ def _find(results, variant, mode, size, suite):
 
 
 def comparisons(results, mode, size=1024, suite=PRIMARY):
-    """[(other, tlsbridge, ratio, flagged)] on one workload: tlsbridge's CPU
-    per request over each other server's, in the run's order."""
+    """[(other, tlsbridge, ratio, flagged, paired)] on one workload:
+    tlsbridge's CPU per request over each other server's, in the run's
+    order; the pairs' median where a target paired the two cells, else the
+    ratio of the repetitions' medians (the workload tables')."""
     # where the two cells were paired, the pairs' median beats the medians
     paired = {tuple(tuple(k) for k in t["cells"]): t["cpu_ratio"] for t in results.get("targets", [])
               if t.get("pairs") and t.get("cpu_ratio") and t.get("cells") and not t.get("jmh")
@@ -76,8 +78,8 @@ def comparisons(results, mode, size=1024, suite=PRIMARY):
             oc = _find(results, ours, mode, size, suite)
         a, b = _cpu(oc), _cpu(c)
         if a and b:
-            r = paired.get(((ours, mode, size, suite), (c["variant"], mode, size, suite)), a / b)
-            out.append((c["variant"], ours, r, bool(flags(c) or flags(oc))))
+            key = ((ours, mode, size, suite), (c["variant"], mode, size, suite))
+            out.append((c["variant"], ours, paired.get(key, a / b), bool(flags(c) or flags(oc)), key in paired))
     return out
 
 
@@ -86,10 +88,10 @@ def _line(results, mode):
     if not comps:
         return None
     by_ours = {}
-    for other, ours, r, bad in comps:
+    for other, ours, r, bad, paired in comps:
         pct = f"{(r - 1) * 100:+.0f}%".replace("-", "−")
         by_ours.setdefault(ours, []).append(f"{r:.2f}x {NAMES.get(other, other)} ({pct}"
-                                            + (", not clean)" if bad else ")"))
+                                            + (", paired" if paired else "") + (", not clean)" if bad else ")"))
     return "; ".join(f"{NAMES.get(o, o)} {', '.join(v)}" for o, v in by_ours.items())
 
 
@@ -136,7 +138,9 @@ LEGEND = [
     "every ratio in this report is tlsbridge's over the other's (or, in a workload table, the row's over SunJSSE's): "
     "0.50x = half the CPU, 2.00x = twice; the percentage beside it is what tlsbridge saves (−) or costs (+).",
     "- **Pair ratio**: the two servers run back to back in windows of the same load, in an order drawn at random, "
-    "one CPU ratio per pair; a verdict takes the median of the pairs and prints [min–max] beside it.",
+    "one CPU ratio per pair; a verdict takes the median of the pairs and prints [min–max] beside it. Where the "
+    "conclusion says \"paired\" it gives that median; elsewhere, and in the workload tables, the ratio of the "
+    "two servers' median repetitions.",
     "- **PASS**: the target holds (in every pair, where the line was judged on pairs).",
     "- **NOISY**: some pairs meet the target and some do not: the machine's noise is as large as the difference.",
     "- **MISS**: the target does not hold.",
