@@ -271,8 +271,8 @@ def main(argv):
         vs = [v for v in vs if any(variants.serves(v, m, n, g) for m, n in g.cells)]
         if not vs:
             continue
-        begin(f"servers {gi + 1}/{len(groups)}, {g.suite.label if g.tls else 'plain HTTP (the no-TLS baseline)'} "
-              f"({len(vs)} servers, {len(g.cells)} workloads)", est_groups[gi])
+        begin(f"servers {gi + 1}/{len(groups)}: {g.suite.label if g.tls else 'plain HTTP, the no-TLS baseline'}; "
+              f"{len(vs)} servers, {len(g.cells)} workloads", est_groups[gi])
         at("starting the servers")
         handles = []
         for v in vs:

@@ -26,7 +26,7 @@ set grid xtics
 set yrange [-0.6:{len(rows) - 0.4}]
 set ytics ({", ".join(f'"{r[0]}" {i}' for i, r in enumerate(rows))})
 set xrange [0:*]
-set title "server CPU ms per request (median, min-max; lower is better)\\n0.52x after a name: its CPU over SunJSSE's"
+set title "server CPU ms per request (median, min-max; lower is better)\\na ratio after a name (0.52x): its CPU over SunJSSE's"
 plot "{dat}" using (0.5*$3):1:(0.5*$3):(0.3):($7 > 0.5 ? 0xee7733 : 0x4477aa) with boxxyerror notitle lc rgb variable, \\
      "{dat}" using 3:1:4:5 with xerrorbars notitle lc rgb "black" pt 7 ps 0.4
 set title "requests/s (median)\\norange bars: a figure that is not clean (its mark says why)"

@@ -314,7 +314,10 @@ def write(results, out):
     for k, cmd in results["commands"]["clients"].items():
         md.append(f"# {k}\n{' '.join(cmd)}")
     md.append("```\n")
-    md.append("Runner: `scripts/bench " + " ".join(meta.get("argv", [])) + "`\n")
+    argv = list(meta.get("argv", []))
+    if meta["mode"] == "full" and "--full" not in argv:
+        argv.insert(0, "--full")  # a run from when no argument meant the full run
+    md.append("Runner: `scripts/bench " + " ".join(argv) + "`\n")
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
 

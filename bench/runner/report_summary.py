@@ -89,10 +89,16 @@ def _line(results, mode):
         return None
     by_ours = {}
     for other, ours, r, bad, paired in comps:
-        pct = f"{(r - 1) * 100:+.0f}%".replace("-", "−")
-        by_ours.setdefault(ours, []).append(f"{r:.2f}x {NAMES.get(other, other)} ({pct}"
-                                            + (", paired" if paired else "") + (", not clean)" if bad else ")"))
-    return "; ".join(f"{NAMES.get(o, o)} {', '.join(v)}" for o, v in by_ours.items())
+        # what it saves or costs in percent; past 2x the ratio says it better
+        notes = ([f"{(r - 1) * 100:+.0f}%".replace("-", "−")] if r < 2 else []) + \
+            (["paired"] if paired else []) + (["not clean"] if bad else [])
+        by_ours.setdefault(ours, []).append(f"{r:.2f}x {NAMES.get(other, other)}"
+                                            + (f" ({', '.join(notes)})" if notes else ""))
+    text = "; ".join(f"{NAMES.get(o, o)} {', '.join(v)}" for o, v in by_ours.items())
+    missing = [NAMES.get(c["variant"], c["variant"]) for c in results["cells"]
+               if (c["mode"], c["size"], c["suite_key"]) == (mode, 1024, PRIMARY) and c["variant"] in COUNTERPART
+               and c["variant"] not in {x[0] for x in comps}]
+    return text + (f"; no figure for {', '.join(missing)}" if missing else "")
 
 
 def conclusion(results):
@@ -125,10 +131,16 @@ def conclusion(results):
                      + " (the table \"Targets\" below).")
     bad = [c for c in results["cells"] if flags(c)]
     if bad:
+        kinds = {f: sum(1 for c in bad if f in flags(c)) for f in ("CONTENDED", "UNVERIFIED", "STILL WARMING")}
         head = [f"{c['variant']} {MODE_SHORT[c['mode']]}{mark(c)}" for c in bad
                 if (c["size"], c["suite_key"]) == (1024, PRIMARY) and c["mode"] in ("keepalive", "newconn")]
-        lines.append(f"**Not clean**: {len(bad)} of {len(results['cells'])} figures, marked wherever they are shown"
-                     + (f"; above: {', '.join(head)}." if head else "; none of them above."))
+        busy = kinds["CONTENDED"] > len(results["cells"]) / 2
+        lines.append(f"**Not clean**: {len(bad)} of {len(results['cells'])} figures ("
+                     + ", ".join(f"{n} [{f}]" for f, n in kinds.items() if n) + "), marked wherever they are shown"
+                     + ("; other processes kept the machine busy, so the ratios above say little: run it again on "
+                        "an idle machine." if busy else
+                        f"; above: {', '.join(head[:3])}{', …' if len(head) > 3 else ''}." if head else
+                        "; none of them above."))
     return lines[:6]
 
 
