@@ -90,7 +90,7 @@ def miss_profiles(results):
               "in `finish_task_switch`/`_raw_spin_unlock_irqrestore` are the context-switch path (a guest's "
               "cpu-clock lands where interrupts are re-enabled).\n")
     for t in misses:
-        md.append(f"### {t['status']}: {t['target']}\n")
+        md.append(f"### {t['status']}: {T.label(t)}\n")
         md.append(t["detail"] + "\n")
         keys = t.get("cells") or []
         if t.get("jmh"):
