@@ -272,7 +272,7 @@ def main(argv):
         if not vs:
             continue
         begin(f"servers {gi + 1}/{len(groups)}: {g.suite.label if g.tls else 'plain HTTP, the no-TLS baseline'}; "
-              f"{len(vs)} servers, {len(g.cells)} workloads", est_groups[gi])
+              f"{len(vs)} servers, {len(g.cells)} workload{'s' if len(g.cells) > 1 else ''}", est_groups[gi])
         at("starting the servers")
         handles = []
         for v in vs:
