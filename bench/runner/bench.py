@@ -241,7 +241,12 @@ def main(argv):
     tls_v = [v for v in avail if v.tls]
     plain_v = [v for v in avail if not v.tls]
     est_parts, est_groups = {}, []
-    est = plan.estimate_seconds(groups, avail, o, est_parts, est_groups)
+    extras = {}
+    if cluster.wanted(o):
+        extras["cluster"] = cluster.estimate_seconds(o)
+    if pq.wanted(o, {v.name for v in avail}):
+        extras["post-quantum handshakes"] = pq.estimate_seconds(o)
+    est = plan.estimate_seconds(groups, avail, o, est_parts, est_groups, extras)
     log(f"{'quick' if o.quick else 'full'} run: {len(groups)} server configurations, "
         f"{sum(len(g.cells) for g in groups)} workloads, {len(tls_v)} TLS + {len(plain_v)} plain variants; "
         f"measuring takes about {est / 60:.1f} min; pair order seed {o.seed}")

@@ -1,8 +1,6 @@
 """What a run measures: presets for --quick and the default thorough run,
 narrowed by the command-line options."""
 
-import cluster
-import pq
 import suites
 import targets as T
 import variants as V
@@ -102,11 +100,13 @@ def jmh_profiles(opts):
     return 0 if opts.quick or opts.profile == "off" else JMH_PROFILES
 
 
-def estimate_seconds(groups, variants, opts, parts=None, per_group=None):
+def estimate_seconds(groups, variants, opts, parts=None, per_group=None, extras=None):
     """Seconds the run will take; parts (a dict) receives the breakdown,
     per_group (a list) each group's own seconds in order (what the live
     progress counts down), and parts' keys after the groups' are the phases
-    that follow them."""
+    that follow them. extras ({part: seconds}) are the steps whose cells
+    plan themselves (the cluster, the post-quantum handshakes: the caller
+    asks cluster.py and pq.py), so that planning never imports them."""
     parts = {} if parts is None else parts
     per_group = [] if per_group is None else per_group
     repair = []  # the seconds of pairing each unplanned item-1 comparison
@@ -159,8 +159,6 @@ def estimate_seconds(groups, variants, opts, parts=None, per_group=None):
         add("instruction counts", COST["icount"])
     if getattr(opts, "syscalls", "off") == "on":
         add("syscall counts", COST["syscalls"])
-    if getattr(opts, "cluster", "off") != "off":
-        add("cluster", cluster.estimate_seconds(opts))
-    if pq.wanted(opts, {v.name for v in variants}):
-        add("post-quantum handshakes", pq.estimate_seconds(opts))
+    for k, x in (extras or {}).items():
+        add(k, x)
     return sum(parts.values())
