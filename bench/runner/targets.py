@@ -344,7 +344,7 @@ def tax_line(r, label, mode, size, suite, factor):
     detail = (f"tlsbridge's tax {ours:.4f} ms/req ({TAX_OURS} {_med(oc, 'cpu_ms_per_req'):.4f} minus "
               f"{FLOOR[TAX_OURS]} {_med(of, 'cpu_ms_per_req'):.4f}) over nginx's {theirs:.4f} ({TAX_THEIRS} "
               f"{_med(tc, 'cpu_ms_per_req'):.4f} minus {FLOOR[TAX_THEIRS]} {_med(tf, 'cpu_ms_per_req'):.4f}): "
-              f"{x(ratio) if theirs > 0 else '–'} on the medians (target <= {factor:.2f}x)")
+              f"{x(ratio) if theirs > 0 and ours > 0 else 'no ratio'} on the medians (target <= {factor:.2f}x)")
     extra = {}
     if judged:
         need = 1 / factor
@@ -385,7 +385,7 @@ def tax_line(r, label, mode, size, suite, factor):
         detail += f"; negotiated suite not proven for {', '.join(unverified)}"
     return dict({"target": name, "label": lab, "status": status, "detail": detail, "ours": ours, "theirs": theirs,
                  "ratio": ratio, "cells": [cell_key(c) for c in (oc, tc)]},
-                **dict({"cpu_ratio": ratio if theirs > 0 else None}, **extra))
+                **dict({"cpu_ratio": ratio if theirs > 0 and ours > 0 else None}, **extra))
 
 
 # Item 3's syscall counts (bench/runner/syscalls.py, results["syscalls"]).
