@@ -26,7 +26,9 @@ import measure  # noqa: E402
 import pki  # noqa: E402
 import pq  # noqa: E402
 import plan  # noqa: E402
+import rules  # noqa: E402
 import probe  # noqa: E402
+import progress  # noqa: E402
 import perfprofile as perfprof  # noqa: E402
 import report  # noqa: E402
 import suites  # noqa: E402
@@ -37,7 +39,10 @@ import verify  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-T0 = time.monotonic()
+# the whole command's start (scripts/bench exports it: the build counts)
+T0 = time.monotonic() - max(0.0, time.time() - float(os.environ.get("TB_BENCH_STARTED") or time.time()))
+# the live progress line (progress.py); None until the plan is made
+PROGRESS = None
 # wall time per phase of the run and how often it ran: what the estimate of
 # a full run is calibrated on (results.json meta.phases)
 PHASES = {}
@@ -57,11 +62,27 @@ class phase:
 
 def log(msg):
     print(f"\033[1m[bench {time.monotonic() - T0:5.0f}s]\033[0m {msg}", file=sys.stderr, flush=True)
+    if PROGRESS:
+        PROGRESS.printed()
+
+
+def at(doing):
+    if PROGRESS:
+        PROGRESS.at(doing)
+
+
+def begin(phase, est_s):
+    if PROGRESS:
+        PROGRESS.begin(phase, est_s)
 
 
 def parse(argv):
     ap = argparse.ArgumentParser(prog="scripts/bench", description=__doc__)
-    ap.add_argument("--quick", action="store_true", help="CI/smoke: one size, one suite per protocol, short runs")
+    ap.add_argument("--full", action="store_true", help="the long run (65-90 min on 2 cores; needs a quiet "
+                    "machine): every size and suite, 3 repetitions, converging warm-ups, 7 pairs per target, the "
+                    "cluster, post-quantum and syscall cells")
+    ap.add_argument("--quick", action="store_true", help="the quick run (the default, about 5 min): one size, one "
+                    "suite per protocol, short windows; figures to look at, not to quote")
     ap.add_argument("--variants", type=lambda s: s.split(","), help="comma list (default: all); see --list")
     ap.add_argument("--suites", type=lambda s: s.split(","), help="comma list of suite keys; see --list")
     ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], help="keep-alive body sizes in bytes")
@@ -71,15 +92,15 @@ def parse(argv):
     ap.add_argument("--warmup", type=float, help="cap in seconds on a JVM server's warm-up per cell: its cell's "
                     "load in --warmup-window windows until three in a row agree within 5%% on CPU per request")
     ap.add_argument("--warmup-handshake", type=float, help="the same cap on new-connection and resumed cells "
-                    "(default: twice --warmup in a full run, --warmup with --quick)")
+                    "(default: twice --warmup in a full run, --warmup in the quick run)")
     ap.add_argument("--warmup-window", type=float, default=1.0, help="seconds per warm-up window")
     ap.add_argument("--preroll", type=float, help="untimed seconds before a cell's first repetition (servers "
                     "without a JIT; JVM servers get the converging warm-up)")
     ap.add_argument("--pairs", type=int, help="alternating A/B pairs of windows per target (full: 7, quick: 3)")
     ap.add_argument("--pair-duration", type=float, help="seconds per paired window (default --duration; quick: 1)")
-    ap.add_argument("--repair-max", type=int, help="item-1 cells not planned as paired whose same-run medians "
+    ap.add_argument("--repair-max", type=int, help="cells against SunJSSE not planned as paired whose same-run medians "
                     "miss get --pairs pairs too, at most this many in the run (full: %d, quick: 0)" % plan.REPAIR_MAX)
-    ap.add_argument("--tax-pairs", choices=["all", "primary", "off"], help="item 2's TLS taxes judged on --pairs "
+    ap.add_argument("--tax-pairs", choices=["all", "primary", "off"], help="the TLS taxes judged on --pairs "
                     "pairs of tomcat-tlsbridge and nginx windows: every tax (full), the primary suite's (quick), none")
     ap.add_argument("--seed", type=int, help="seed of the per-pair A/B order (default: random, printed)")
     ap.add_argument("--connections", type=int, default=50, help="wrk connections")
@@ -90,7 +111,7 @@ def parse(argv):
                     help="instruction counts of the engine core under callgrind (bench/runner/icount.py)")
     ap.add_argument("--syscalls", choices=["on", "off"], help="syscalls per request of the native socket, "
                     "SunJSSE and nginx under strace (bench/runner/syscalls.py; default: on in the full run, off "
-                    "with --quick, whose CI row counts them itself, and with --variants or --suites)")
+                    "in the quick run, whose CI row counts them itself, and with --variants or --suites)")
     ap.add_argument("--probe", choices=["off", "primary", "all"], default="primary",
                     help="extra passes with tlsbridge-probe attached: on the primary suite's smallest size per "
                          "mode and the plain floors (primary), on every cell (all)")
@@ -101,15 +122,17 @@ def parse(argv):
                          "Tomcat keep-alive 1 KiB and new-connection cells (miss), of every cell (all)")
     ap.add_argument("--profile-seconds", type=float, help="length of one perf profile")
     ap.add_argument("--profile-max", type=int, help="at most this many profiles in the run (0: no limit; "
-                    "--quick: 4); the cells of a target that is a MISS when they finish are profiled past it")
+                    "quick run: 4); the cells of a target that is a MISS when they finish are profiled past it")
     ap.add_argument("--cluster", choices=["on", "off", "only"],
                     help="HAProxy + 3 Tomcat nodes: tlsbridge with shared / per-node ticket keys, SunJSSE "
-                         "(bench/runner/cluster.py); default on for a full run, off with --quick or --variants; "
+                         "(bench/runner/cluster.py); default on for a full run, off in the quick run or with --variants; "
                          "only: the cluster cells and nothing else")
     ap.add_argument("--out", help="results directory (default bench/results/<timestamp>)")
     ap.add_argument("--list", action="store_true", help="list variants and suites, then exit")
     o = ap.parse_args(argv)
-    q = o.quick
+    if o.full and o.quick:
+        ap.error("--full and --quick exclude each other (no argument is the quick run)")
+    o.quick = q = not o.full
     # The full run's length: plan.estimate_seconds (bench/README.md says how
     # it is calibrated on measured phase times). 2 s windows
     # (repetitions and pairs; 3 s before issue 16's targets, ~8 min more)
@@ -160,6 +183,7 @@ def _terminate(signum, frame):
 
 
 def main(argv):
+    global PROGRESS
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGHUP, _terminate)
     o = parse(argv)
@@ -216,11 +240,17 @@ def main(argv):
     groups = plan.build(o) if o.cluster != "only" else []
     tls_v = [v for v in avail if v.tls]
     plain_v = [v for v in avail if not v.tls]
-    est_parts = {}
-    est = plan.estimate_seconds(groups, avail, o, est_parts)
-    log(f"{len(groups)} server configurations, {sum(len(g.cells) for g in groups)} workloads, "
-        f"{len(tls_v)} TLS + {len(plain_v)} plain variants; estimated {est / 60:.1f} min; "
-        f"pair order seed {o.seed}")
+    est_parts, est_groups = {}, []
+    extras = {}
+    if cluster.wanted(o):
+        extras["cluster"] = cluster.estimate_seconds(o)
+    if pq.wanted(o, {v.name for v in avail}):
+        extras["post-quantum handshakes"] = pq.estimate_seconds(o)
+    est = plan.estimate_seconds(groups, avail, o, est_parts, est_groups, extras)
+    log(f"{'quick' if o.quick else 'full'} run: {len(groups)} server configurations, "
+        f"{sum(len(g.cells) for g in groups)} workloads, {len(tls_v)} TLS + {len(plain_v)} plain variants; "
+        f"measuring takes about {est / 60:.1f} min; pair order seed {o.seed}")
+    PROGRESS = progress.Progress(est, T0, log).start()
 
     results = {"meta": {"started": datetime.datetime.fromtimestamp(started).isoformat(timespec="seconds"),
                         "mode": "quick" if o.quick else "full", "argv": argv,
@@ -241,12 +271,14 @@ def main(argv):
         results["meta"]["probe"] = probe_bin
     tomcat_version = None
 
-    for g in groups:
+    for gi, g in enumerate(groups):
         vs = tls_v if g.tls else plain_v
         vs = [v for v in vs if any(variants.serves(v, m, n, g) for m, n in g.cells)]
         if not vs:
             continue
-        log(f"== {g.suite.label if g.tls else 'plain HTTP'}: {', '.join(f'{m}/{n}' for m, n in g.cells)}")
+        begin(f"servers {gi + 1}/{len(groups)}: {g.suite.label if g.tls else 'plain HTTP, the no-TLS baseline'}; "
+              f"{len(vs)} servers, {len(g.cells)} workload{'s' if len(g.cells) > 1 else ''}", est_groups[gi])
+        at("starting the servers")
         handles = []
         for v in vs:
             try:
@@ -271,7 +303,8 @@ def main(argv):
             handles.append(h)
             log(f"  {v.name} listening on {h.port} (pid {h.proc.pid})")
         try:
-            for mode, size in g.cells:
+            for ci, (mode, size) in enumerate(g.cells):
+                at(f"workload {ci + 1}/{len(g.cells)}: {report.MODE_SHORT[mode]} {report.size_label(size)}")
                 cells = run_cell(results, handles, g, mode, size, o, work, probe_bin)
                 with phase("perf profile"):
                     profile_cell(results, cells, ctx, g, mode, size, o, work)
@@ -281,20 +314,26 @@ def main(argv):
                     h.stop()
         write(results, out, ctx, tomcat_version, started, o)
 
+    tail = {k: v for k, v in est_parts.items()}
+    # what the groups' own estimates left over (profiles, pairs after a
+    # miss: spent inside the groups) is no step of its own
+    PROGRESS.settle(est - sum(tail.get(k, 0) for k in ("post-quantum handshakes", "cluster", "JMH",
+                                                      "instruction counts", "syscall counts")))
     if pq.wanted(o, {v.name for v in avail}):
-        log("post-quantum key exchange: X25519MLKEM768 vs x25519 handshakes")
+        begin("post-quantum key exchange: X25519MLKEM768 vs x25519 handshakes",
+              tail.get("post-quantum handshakes", 0))
         with phase("post-quantum"):
             results["pq"] = pq.run(ctx, next(v for v in avail if v.name == pq.VARIANT), o, work, log)
         write(results, out, ctx, tomcat_version, started, o)
     if cluster.wanted(o):
-        log(f"== cluster behind HAProxy ({cluster.NODES} nodes)")
+        begin(f"cluster behind HAProxy ({cluster.NODES} nodes)", tail.get("cluster", 0))
         with phase("cluster"):
             results["cluster"] = cluster.run(ctx, o, work, log)
         if not results["cluster"]["ok"]:
             results["not_available"].append({"what": "cluster cells", "why": results["cluster"]["reason"]})
         write(results, out, ctx, tomcat_version, started, o)
     if o.jmh == "on":
-        log("JMH microbenchmarks")
+        begin("JMH microbenchmarks (in-memory engine pair)", tail.get("JMH", 0))
         with phase("JMH"):
             results["jmh"] = jmh.run(ctx, o.quick, work, log)
         with phase("perf profile"):
@@ -302,7 +341,7 @@ def main(argv):
         if results["jmh"].get("ok") is False:
             log("JMH failed: " + results["jmh"].get("reason", ""))
     if o.icount == "on":
-        log("instruction counts of the engine core (callgrind)")
+        begin("instruction counts of the engine core (callgrind)", tail.get("instruction counts", 0))
         with phase("instruction counts"):
             results["icount"] = run_icount(work, 1 if o.quick else 2)
         for f, r in results["icount"]["flavours"].items():
@@ -310,12 +349,14 @@ def main(argv):
                 results["not_available"].append({"what": f"instruction counts, {f} flavour", "why": r["reason"]})
                 log(f"NOT AVAILABLE: instruction counts, {f} flavour: {r['reason']}")
     if o.syscalls == "on":
-        log("syscalls per request (strace)")
+        begin("syscalls per request (strace)", tail.get("syscall counts", 0))
         with phase("syscalls"):
             results["syscalls"] = run_syscalls(work)
         if not results["syscalls"].get("ok"):
             results["not_available"].append({"what": "syscall counts", "why": results["syscalls"]["reason"]})
+    begin("writing the report and charts", 0.0)
     write(results, out, ctx, tomcat_version, started, o, final=True)
+    PROGRESS.stop()
     report.print_table(results)
     log(f"results: {out}/results.json, report.md, {len(glob.glob(os.path.join(out, '*.png')))} PNG")
     return 0
@@ -353,23 +394,23 @@ def run_syscalls(work):
 
 def converge(h, g, mode, size, o, work):
     """A JVM server runs its cell's own load in --warmup-window windows until
-    plan.WARM_AGREE of them in a row agree with a quiet JIT (plan.agreed), or
-    its mode's cap of load (plan.warm_cap): a JIT still compiling (SunJSSE has more Java to
+    rules.WARM_AGREE of them in a row agree with a quiet JIT (rules.agreed), or
+    its mode's cap of load (rules.warm_cap): a JIT still compiling (SunJSSE has more Java to
     compile than tlsbridge) must not be timed. At the cap, `cap_reason` says
     whether the CPU per request never agreed ("cpu") or agreed only while
     the compiler threads were busy ("jit")."""
     t0, vals, jits, converged = time.monotonic(), [], [], False
-    cap = plan.warm_cap(o, mode)
-    most = max(plan.WARM_AGREE, int(round(cap / o.warmup_window)))
+    cap = rules.warm_cap(o, mode)
+    most = max(rules.WARM_AGREE, int(round(cap / o.warmup_window)))
     agreed_busy = False
     while len(vals) < most and h.proc.alive():
         r, _ = measure.one(h, mode, size, o.warmup_window, o, work, g.suite)
         vals.append(r["cpu_ms_per_req"])
         jits.append(r.get("jit_share"))
-        if plan.agreed(vals, jits):
+        if rules.agreed(vals, jits):
             converged = True
             break
-        agreed_busy = agreed_busy or plan.agreed(vals)
+        agreed_busy = agreed_busy or rules.agreed(vals)
     w = {"seconds": round(len(vals) * o.warmup_window, 1), "wall_s": round(time.monotonic() - t0, 1),
          "windows": vals, "jit_share": jits, "converged": converged, "cap_s": cap}
     if not converged:
@@ -396,13 +437,14 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
                                      "for every request, so this is not a keep-alive figure")
     # primary: the primary suite's smallest size per mode and the plain
     # floors; --quick: its keep-alive cell only
-    primary = g.suite.key in (plan.PRIMARY, "plain") and size == min(n for m, n in g.cells if m == mode)
+    primary = g.suite.key in (rules.PRIMARY, "plain") and size == min(n for m, n in g.cells if m == mode)
     if o.quick:
-        primary = primary and g.suite.key == plan.PRIMARY and mode == "keepalive"
+        primary = primary and g.suite.key == rules.PRIMARY and mode == "keepalive"
     probed = bool(probe_bin) and (o.probe == "all" or (o.probe == "primary" and primary))
     for h in cells:
         if not h.proc.alive():
             continue
+        at(f"{report.MODE_SHORT[mode]} {report.size_label(size)}, warm-up of {h.variant.name}")
         if h.variant.jdk and mode in o.warm_modes:
             with phase("warm-up"):
                 cells[h]["warmup"] = converge(h, g, mode, size, o, work)
@@ -411,6 +453,7 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
                 measure.drive(h, mode, size, max(o.preroll, o.warmup_window if h.variant.jdk else 0), o, work,
                               g.suite)
     pairs = {h: [] for h in cells}
+    at(f"{report.MODE_SHORT[mode]} {report.size_label(size)}, {o.reps} timed repetition(s) of {len(cells)} servers")
     for rep in range(o.reps):
         order = list(cells)
         k = rep % len(order) if order else 0
@@ -460,6 +503,7 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
         if c["bottleneck"] == "client":
             c["notes"].append(f"client-bound: {c['client']} used its whole CPU while the server did not")
         results["cells"].append(c)
+    at(f"{report.MODE_SHORT[mode]} {report.size_label(size)}, alternating pairs of windows")
     with phase(f"pairs {mode}"):
         run_pairs(results, cells, g, mode, size, o, work)
     return cells
@@ -502,9 +546,10 @@ def run_pairs(results, cells, g, mode, size, o, work):
             e["values"].append([a, b])  # the TLS taxes' verdict subtracts the floors from each
             e["orders"].append("AB" if order[0] is ha else "BA")
         results.setdefault("pairs", {})[name] = e
-        ok = [x for x in e["ratios"] if x is not None]
+        ok = [targets.inv(x) for x in e["ratios"] if targets.inv(x) is not None]
         log(f"  pairs {va} vs {vb}{' (after a ' + trigger + ')' if trigger == targets.MEDIANS_MISS else ''}: "
-            f"ratios {' '.join(f'{x:.2f}' for x in ok)} (orders {' '.join(e['orders'])}, seed {o.seed})")
+            f"CPU ratio {va} over {vb} per pair {' '.join(f'{x:.2f}' for x in ok)} "
+            f"(orders {' '.join(e['orders'])}, seed {o.seed})")
 
 
 def log_rep(mode, size, name, what, r):
@@ -531,7 +576,7 @@ def profile_cell(results, cells, ctx, g, mode, size, o, work):
         want = [h.variant.name for h in cells]
     elif o.profile == "miss":
         here = (mode, size, g.suite.key)
-        if g.suite.key == plan.PRIMARY and size == 1024 and mode in ("keepalive", "newconn"):
+        if g.suite.key == rules.PRIMARY and size == 1024 and mode in ("keepalive", "newconn"):
             want += sorted(ALWAYS_PROFILE, reverse=True)
         for t in report.targets(results):
             if targets.missed(t):

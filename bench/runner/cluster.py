@@ -1,4 +1,4 @@
-"""Cluster cells (issue 15): HAProxy (TCP mode, round-robin, 127.0.0.1) in
+"""Cluster cells: HAProxy (TCP mode, round-robin, 127.0.0.1) in
 front of three bench Tomcat servers, for tlsbridge with one shared
 session-ticket key file, tlsbridge with each node's own random keys, and
 SunJSSE. wrk with Connection: close reconnects for every request and offers
@@ -21,7 +21,7 @@ import time
 
 import loadgen
 import measure
-import plan
+import rules
 import procs
 import suites
 import variants
@@ -43,7 +43,7 @@ WARM_CAP_S = 20.0
 # seconds per event beyond the load (a run on the loaded 2-vCPU machine):
 # nine JVM starts on the one server CPU and three HAProxys, their stop; per
 # window the nodes' /_stats and HAProxy's log. Warm-up windows are counted
-# as plan.warm_windows says; at the cap (20 s each) the cells take ~3.1 min.
+# as rules.warm_windows says; at the cap (20 s each) the cells take ~3.1 min.
 COST = {"start": 40.0, "stop": 8.0, "window": 0.5}
 HAPROXY_CFG = """global
   nbthread 1
@@ -85,8 +85,8 @@ def wanted(o):
 
 
 def estimate_seconds(o):
-    windows = min(max(plan.WARM_AGREE, int(round(WARM_CAP_S / o.warmup_window))), plan.warm_windows(o))
-    load = (lambda s: max(1, int(round(s))) + plan.COST["wrk"] + COST["window"])
+    windows = min(max(rules.WARM_AGREE, int(round(WARM_CAP_S / o.warmup_window))), rules.warm_windows(o))
+    load = (lambda s: max(1, int(round(s))) + rules.COST["wrk"] + COST["window"])
     return len(CLUSTERS) * (windows * load(o.warmup_window) + o.reps * load(o.duration)) + COST["start"] + COST["stop"]
 
 
@@ -245,15 +245,15 @@ class Cluster:
 
 
 def warm(c, o, work, suite, log):
-    """The cluster's own load in --warmup-window windows until plan.WARM_AGREE
+    """The cluster's own load in --warmup-window windows until rules.WARM_AGREE
     in a row agree on the nodes' CPU per connection, at most WARM_CAP_S."""
     t0, vals, converged = time.monotonic(), [], False
     cap = min(o.warmup, WARM_CAP_S)
-    most = max(plan.WARM_AGREE, int(round(cap / o.warmup_window)))
+    most = max(rules.WARM_AGREE, int(round(cap / o.warmup_window)))
     while len(vals) < most:
         r, _ = c.window(o.warmup_window, o, work, suite, check=False)
         vals.append(r["cpu_ms_per_conn"])
-        if plan.agreed(vals):
+        if rules.agreed(vals):
             converged = True
             break
     log(f"  cluster {c.name} warm-up: {len(vals)} windows, {'converged' if converged else 'CAP, not converged'}: "
@@ -283,7 +283,7 @@ def haproxy_version():
 
 
 def run(ctx, o, work, log):
-    suite = suites.BY_KEY[plan.PRIMARY]
+    suite = suites.BY_KEY[rules.PRIMARY]
     res = {"ok": False, "suite_key": suite.key, "expected": {"protocol": suite.protocol, "suite": suite.iana},
            "nodes": NODES, "size": SIZE, "connections": o.connections, "reps": o.reps, "duration": o.duration,
            "client": "wrk (Connection: close)", "cells": [], "commands": {}}
@@ -392,7 +392,7 @@ def report_section(results):
               f"`tomcat-sunjsse`); the {NODES} nodes and HAProxy pinned to the server CPU, wrk to the client CPU "
               f"with `Connection: close` ({r['connections']} connections): every request is a new connection, "
               f"offering the ticket of that connection's previous one to whichever node the balancer picks. "
-              f"{s.label}, {SIZE} B bodies. Expected (issue 15): ~100% resumed with a shared key file, about a "
+              f"{s.label}, {SIZE} B bodies. Expected: ~100% resumed with a shared key file, about a "
               f"third with per-node keys and with SunJSSE.\n")
     md.append(f"Resumed share: from the wire, the servers' answer: HAProxy captures each connection's "
               f"ServerHello and logs it; one with a pre_shared_key extension accepted the client's ticket (no "
@@ -401,7 +401,7 @@ def report_section(results):
               f"{r['connections']})). CPU per connection: utime+stime of the {NODES} server JVMs from /proc (sum) "
               f"and of HAProxy apart, over wrk's completed requests (one per connection). Median [min–max] of "
               f"{r['reps']} repetitions of {r['duration']} s, interleaved across the variants, after each cluster's "
-              f"own warm-up (1 s windows until {plan.WARM_AGREE} agree within {plan.WARM_TOL:.0%} on the nodes' CPU "
+              f"own warm-up (1 s windows until {rules.WARM_AGREE} agree within {rules.WARM_TOL:.0%} on the nodes' CPU "
               f"per connection, at most {WARM_CAP_S:.0f} s). Negotiated: the servers' /_stats counters and every "
               f"ServerHello must both say {s.protocol} {s.iana}.\n")
     md.append("| cluster | nodes run | resumed (all) | resumed (of offered) | cluster CPU ms/conn (3 nodes) | "

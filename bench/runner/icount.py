@@ -280,8 +280,8 @@ def compare(res, baselines):
 def table(res):
     """Markdown lines for the bench report and the test log: instructions,
     then heap calls (malloc, calloc and realloc; bytes asked for) per op."""
-    out = ["| operation | tlsbridge instructions | OpenSSL floor | tlsbridge / floor | vs baseline (tlsbridge) "
-           "| heap allocs tlsbridge / floor | heap bytes tlsbridge / floor |",
+    out = ["| operation | tlsbridge instructions | plain OpenSSL | tlsbridge over plain OpenSSL | vs baseline "
+           "(tlsbridge) | heap allocs tlsbridge / plain OpenSSL | heap bytes tlsbridge / plain OpenSSL |",
            "|---|---|---|---|---|---|---|"]
     delta = (res.get("baseline") or {}).get("delta", {})
     for k, label in OPS:

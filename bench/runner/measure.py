@@ -56,7 +56,7 @@ def one(handle, mode, size, seconds, opts, workdir, suite):
         "cpu_ms_per_mb": round(cpu * 1000.0 / (n * size / 1e6), 3) if n else None,
         "server_util": round(cpu / wall, 3) if wall else None,
         # the JIT compiler threads' part of server_cpu_s (JVM servers): a
-        # window that compiled measured compilation too (plan.agreed)
+        # window that compiled measured compilation too (rules.agreed)
         "jit_cpu_s": round(jit, 3) if jit is not None else None,
         "jit_share": round(min(1.0, jit / cpu), 4) if jit is not None and cpu > 0 else None,
         "client_cpu_s": round(r.client_cpu, 3),

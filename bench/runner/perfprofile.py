@@ -10,7 +10,7 @@ import shutil
 import signal
 import subprocess
 
-import plan
+import rules
 import procs
 from probe import role as probe_role
 
@@ -122,7 +122,7 @@ def jit_note(share):
     if share is None:
         return ""
     note = f"; JIT compiler threads {100 * share:.1f}% of the process's CPU"
-    return note + (" -- STILL COMPILING: not a steady-state profile" if not plan.jit_quiet(share) else "")
+    return note + (" -- STILL COMPILING: not a steady-state profile" if not rules.jit_quiet(share) else "")
 
 
 def analyze(perf, data, pid, cpu_ms_per_unit, outdir, tag, header):

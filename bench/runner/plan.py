@@ -2,37 +2,9 @@
 narrowed by the command-line options."""
 
 import suites
-
-PRIMARY = "t13-aes128"
-# A JVM cell's warm-up has converged when this many windows in a row agree
-# on CPU per request within WARM_TOL (max over min) and in each of them the
-# JIT compiler threads used at most WARM_JIT_MAX of the process's CPU.
-WARM_AGREE = 3
-WARM_TOL = 0.05
-# Handshake crypto dominates a new-connection window, so its CPU per request
-# agrees within 5% while C2 still takes a fifth of the process (issue 16:
-# 22% of tomcat-tlsbridge's ECDSA newconn profile). Compilation counted in a
-# timed window inflates CPU per request by its share; at 2% that bias is
-# under half the agreement tolerance and well under the taxes compared.
-WARM_JIT_MAX = 0.02
-
-
-def jit_quiet(share):
-    """A window's JIT share lets it count: none measured (no JIT) or at most
-    WARM_JIT_MAX."""
-    return share is None or share <= WARM_JIT_MAX
-
-
-def agreed(vals, jit=None):
-    """The last WARM_AGREE warm-up windows all measured something, agree
-    within WARM_TOL (max over min) and, with jit (each window's compiler
-    share, parallel to vals), each had a quiet JIT: the warm-up has
-    converged."""
-    last = vals[-WARM_AGREE:]
-    if jit is not None and not all(jit_quiet(x) for x in jit[-WARM_AGREE:]):
-        return False
-    return len(last) == WARM_AGREE and all(last) and max(last) <= min(last) * (1 + WARM_TOL)
-
+import targets as T
+import variants as V
+from rules import COST, PRIMARY, load_seconds as _load, warm_windows
 
 KA_SIZES = [1024, 16384, 65536, 1048576]
 
@@ -103,15 +75,6 @@ def build(opts):
     return groups
 
 
-# Wall seconds per event beyond the load's own duration, from the phase
-# timings of runs on the 2-vCPU machine (results.json meta.phases), rounded
-# up: a server start, a group's stop, a load run's set-up and verification
-# (wrk / siege), the probe's attach and calibration, a profile's perf
-# start, jcmd and perf script.
-COST = {"start": 1.5, "stop": 2.0, "wrk": 0.1, "siege": 0.1, "probe": 0.6, "profile": 2.0,
-        "jmh_full": 250.0, "jmh_quick": 25.0, "jmh_profile": 12.0, "icount": 30.0, "syscalls": 100.0}
-# measured per JVM cell in the full run of 2026-12-04 19:57 (warm_windows)
-WARM_WINDOWS = {"keepalive": 25, "newconn": 34, "resumed": 15}
 # profiles a full run takes at most (its --profile-max): the four always
 # taken plus the cells of the missed targets, item 1's first; a MISS's own
 # cells go past it (the 2026-12-05 run would have taken 4 more, ~5 s each,
@@ -137,39 +100,24 @@ def jmh_profiles(opts):
     return 0 if opts.quick or opts.profile == "off" else JMH_PROFILES
 
 
-def _load(mode, seconds):
-    # wrk and siege take whole seconds (at least one)
-    return max(1, int(round(seconds))) + COST["siege" if mode == "newconn" else "wrk"]
-
-
-def warm_cap(opts, mode):
-    """Seconds of load a JVM cell's warm-up may take: handshake cells have
-    their own cap (--warmup-handshake)."""
-    return opts.warmup_handshake if mode in ("newconn", "resumed") else opts.warmup
-
-
-def warm_windows(opts, mode="keepalive"):
-    """Warm-up windows a JVM cell is expected to take: --quick stops at three
-    (its cap). The means per cell of the full run of 2026-12-04 19:57 (JIT
-    watched, 120 s handshake cap): 24.6 keep-alive (61 cells; a server's
-    first cell ~36, its 64 KiB and 1 MiB cells ~5), 34.0 new-connection (30),
-    14.8 resumed (10)."""
-    cap = max(3, int(round(warm_cap(opts, mode) / opts.warmup_window)))
-    return min(cap, 3 if opts.quick else WARM_WINDOWS[mode])
-
-
-def estimate_seconds(groups, variants, opts, parts=None):
-    """Seconds the run will take; parts (a dict) receives the breakdown."""
-    import targets as T
-    import variants as V
+def estimate_seconds(groups, variants, opts, parts=None, per_group=None, extras=None):
+    """Seconds the run will take; parts (a dict) receives the breakdown,
+    per_group (a list) each group's own seconds in order (what the live
+    progress counts down), and parts' keys after the groups' are the phases
+    that follow them. extras ({part: seconds}) are the steps whose cells
+    plan themselves (the cluster, the post-quantum handshakes: the caller
+    asks cluster.py and pq.py), so that planning never imports them."""
     parts = {} if parts is None else parts
+    per_group = [] if per_group is None else per_group
     repair = []  # the seconds of pairing each unplanned item-1 comparison
 
     def add(k, x):
         parts[k] = parts.get(k, 0.0) + x
     for g in groups:
+        before = sum(parts.values())
         vs = [v for v in variants if v.tls == g.tls and any(V.serves(v, m, n, g) for m, n in g.cells)]
         if not vs:
+            per_group.append(0.0)
             continue
         add("server start+stop", sum(getattr(v, "start_s", COST["start"]) for v in vs) + COST["stop"])
         names = {v.name for v in vs}
@@ -196,6 +144,7 @@ def estimate_seconds(groups, variants, opts, parts=None):
                                              (not opts.quick or (g.suite.key == PRIMARY and m == "keepalive")))
             if probed:
                 add("probe passes", k * opts.probe_passes * (_load(m, opts.duration) + COST["probe"]))
+        per_group.append(sum(parts.values()) - before)
     # the worst case: the budget spent on the dearest comparisons
     worst = sorted(repair, reverse=True)[:max(0, getattr(opts, "repair_max", 0))]
     if worst:
@@ -210,10 +159,6 @@ def estimate_seconds(groups, variants, opts, parts=None):
         add("instruction counts", COST["icount"])
     if getattr(opts, "syscalls", "off") == "on":
         add("syscall counts", COST["syscalls"])
-    if getattr(opts, "cluster", "off") != "off":
-        import cluster
-        add("cluster", cluster.estimate_seconds(opts))
-    import pq
-    if pq.wanted(opts, {v.name for v in variants}):
-        add("post-quantum handshakes", pq.estimate_seconds(opts))
+    for k, x in (extras or {}).items():
+        add(k, x)
     return sum(parts.values())

@@ -15,7 +15,7 @@ import re
 import statistics
 import subprocess
 
-import plan
+import rules
 import procs
 import suites
 import variants
@@ -121,7 +121,7 @@ def _warm(handles, ossl, most):
             r, _ = _rep(h, ossl, conf, 1)
             v = vals[label]
             v.append(r["cpu_ms_per_conn"])
-            if plan.agreed(v):
+            if rules.agreed(v):
                 done[label] = "converged"
             elif len(v) >= most:
                 done[label] = "cap"
@@ -210,7 +210,7 @@ def section(results):
               f"{lib.get('openssl', '?')}) with Tomcat's `groups` pinned to one group per server; the client is "
               f"{pq['client']} `s_time -new -www /16` pinned to the client CPU, offering only that group "
               f"(OPENSSL_CONF `Groups`), {pq['reps']} interleaved reps of {pq['seconds']:.0f} s after "
-              f"a warm-up in 1 s windows until {plan.WARM_AGREE} agree within {plan.WARM_TOL:.0%} (warm-up column). CPU = server process CPU per connection (handshake + one 16-byte "
+              f"a warm-up in 1 s windows until {rules.WARM_AGREE} agree within {rules.WARM_TOL:.0%} (warm-up column). CPU = server process CPU per connection (handshake + one 16-byte "
               f"response); bytes = `s_client`'s count at the end of its handshake (TLS records, both "
               f"directions); negotiated group checked on both sides.\n")
     md.append("| group | CPU ms/connection | connections/rep | bytes client→server | bytes server→client | "

@@ -9,21 +9,18 @@ import icount
 import pq
 import report_cpu
 import report_flavours
+import report_summary as S
 import suites
 import targets as T
-from plan import WARM_AGREE, WARM_JIT_MAX, WARM_TOL
+from rules import WARM_AGREE, WARM_JIT_MAX, WARM_TOL
+from words import MODE_SHORT, size_label  # noqa: F401 (bench.py names cells with them)
 
-SIZES = {1024: "1 KiB", 16384: "16 KiB", 65536: "64 KiB", 1048576: "1 MiB"}
 MODES = {"keepalive": "keep-alive (wrk)", "newconn": "new connection per request (siege)",
          "resumed": "resumed connection per request (wrk, Connection: close)"}
 
 
 def targets(results):
     return T.evaluate(results)
-
-
-def size_label(n):
-    return SIZES.get(n, f"{n} B")
 
 
 def workloads(results):
@@ -96,10 +93,10 @@ def icount_section(results):
                   f"and OpenSSL: instructions per operation in tlsbridge's "
                   f"engines (`tb_engine_wrap`/`tb_engine_unwrap`, the handshake from `tb_engine_new` to both "
                   f"engines freed) and in plain OpenSSL over a BIO pair (`SSL_write`/`SSL_read`, `SSL_do_handshake`: "
-                  f"the floor; a resumed handshake counts one connection, both ends, the client offering the session "
+                  f"plain OpenSSL; a resumed handshake counts one connection, both ends, the client offering the session "
                   f"its cache kept); and a native socket server's keep-alive request on loopback TCP "
                   f"(`tb_sock_read` of a ~100-byte request and `tb_sock_write` of a 1 KiB response, the server's "
-                  f"side only; the floor: `SSL_read`/`SSL_write` on `SSL_set_fd`, OpenSSL reading ahead), fixed keys and RAND, setup "
+                  f"side only; plain OpenSSL: `SSL_read`/`SSL_write` on `SSL_set_fd`, OpenSSL reading ahead), fixed keys and RAND, setup "
                   f"outside the counted regions. A busy machine cannot "
                   f"move them. Heap calls (malloc, calloc, realloc) and bytes asked for per operation come from a "
                   f"second build of the harness run natively.\n")
@@ -126,25 +123,27 @@ def item1_section(results):
     rows = [t for t in results.get("targets", []) if t.get("item") == 1]
     if not rows:
         return []
-    md = ["## Item 1: no cell behind SunJSSE (CPU per request)\n",
-          "ratio = SunJSSE's CPU/request over tlsbridge's (>= 1.00 passes): the median of the per-pair ratios "
-          "with [min–max] for paired cells, else the ratio of the cells' medians (not paired). A cell not "
-          "planned as paired whose medians missed is paired after the fact, while the run's budget lasts "
+    md = ["## Every cell against SunJSSE (CPU per request)\n",
+          "CPU ratio = tlsbridge's CPU per request over SunJSSE's (at most 1.00x passes): the median of the "
+          "per-pair ratios with [min–max] for paired cells, else the ratio of the cells' medians (not paired). A "
+          "cell not planned as paired whose medians missed is paired after the fact, while the run's budget lasts "
           "(`--repair-max`).\n",
-          "| workload | tlsbridge | ms/req | SunJSSE | ms/req | ratio [min–max] | judged on | status |",
+          "| workload | tlsbridge | ms/req | SunJSSE | ms/req | CPU ratio [min–max] | judged on | status |",
           "|---|---|---|---|---|---|---|---|"]
     for t in rows:
         mode, size, skey = t["workload"]
-        wl = f"{mode} {size_label(size)} {skey}"
+        wl = f"{MODE_SHORT[mode]} {size_label(size)} {skey}"
         a, b = t.get("cells", [[None]] * 2)
         ours, theirs = t.get("ours"), t.get("theirs")
         if t.get("pairs"):
-            ratio = f"{t['ratio']:.2f} [{t['ratio_min']:.2f}–{t['ratio_max']:.2f}]"
+            ratio = f"{T.x(T.inv(t['ratio']))} [{T.inv(t['ratio_max']):.2f}–{T.inv(t['ratio_min']):.2f}]"
             how = f"{t['pairs']} pairs" + (f" after a {t['paired_after']}" if t.get("paired_after") else "")
         else:
-            ratio = f"{theirs / ours:.2f}" if ours and theirs else "–"
+            ratio = T.x(ours / theirs) if ours and theirs else "–"
             how = "medians, not paired"
-        md.append(f"| {wl} | {a[0]} | {fmt(ours, 4)} | {b[0]} | {fmt(theirs, 4)} | {ratio} | "
+        ca, cb = (T.find(results, c[0], *c[1:]) for c in (a, b)) if a[0] else (None, None)
+        ma, mb = S.mark(ca or {}), S.mark(cb or {})
+        md.append(f"| {wl} | {a[0]}{ma} | {fmt(ours, 4)} | {b[0]}{mb} | {fmt(theirs, 4)} | {ratio} | "
                   f"{how} | **{t['status']}** |")
     md.append("")
     return md
@@ -156,11 +155,17 @@ def write(results, out):
     v = meta.get("versions", {})
     quick = meta["mode"] == "quick"
     md.append(f"# tlsbridge benchmark report ({meta['mode']} run, {meta['started']})\n")
+    md += [ln for x in S.conclusion(results) for ln in ("- " + x,)]
+    md.append("")
+    md += S.LEGEND
+    md.append("")
+    md.append("## How it was measured\n")
     op = meta["options"]
     if quick:
         md.append(f"> **Quick mode**: one repetition, short runs, {op.get('pairs')} pairs per target (fewer than "
                   f"the {T.PAIRS_MIN} a verdict needs), warm-up converging on keep-alive cells only and capped at "
-                  f"{op.get('warmup'):.0f} s. A smoke check of the whole pipeline, not figures to quote.\n")
+                  f"{op.get('warmup'):.0f} s: figures to look at, not to quote (`scripts/bench --full` takes "
+                  f"65-90 minutes on a quiet machine).\n")
     md.append(f"Server pinned to CPU {meta['pinning']['server_cpu']}, load generator to CPU "
               f"{meta['pinning']['client_cpu']} (taskset). Repetitions per cell: {op['reps']}, "
               f"interleaved (variant A rep 1, B rep 1, …, A rep 2, …); {op['duration']} s timed "
@@ -178,8 +183,9 @@ def write(results, out):
                   f"{op.get('pair_duration')} s windows of the two cells, the order inside each pair drawn from "
                   f"seed {op.get('seed')} (`--seed {op.get('seed')}` repeats it); the verdict is the median of the "
                   f"per-pair ratios, [min–max] beside it, and **NOISY** when the pairs straddle the target."
-                  + (" A TLS tax pairs its two TLS servers' windows, each less its server's floor (the plain "
-                     "group's median)" + (", on the primary suite only" if op["tax_pairs"] == "primary" else "")
+                  + (" A TLS tax pairs its two TLS servers' windows, each less its server's plain-HTTP figure (the "
+                     "median of `tomcat-plain` or `nginx-plain`)"
+                     + (", on the primary suite only" if op["tax_pairs"] == "primary" else "")
                      + "." if op.get("tax_pairs") in ("all", "primary") else "") + "\n")
 
     na = results.get("not_available") or []
@@ -189,16 +195,18 @@ def write(results, out):
             md.append(f"- **{x['what']}**: {x['why']}")
         md.append("")
 
-    md.append("## Targets (issue 16)\n")
+    md.append("## Targets\n")
+    md.append("Each target is a CPU ratio, tlsbridge's over the other's, with its limit (\"<= 1.00x\": no more "
+              "CPU than the other).\n")
     md.append("| status | target | detail |\n|---|---|---|")
     for t in results.get("targets", []):
         if t.get("item") != 1:
-            md.append(f"| **{t['status']}** | {t['target']} | {t['detail']} |")
+            md.append(f"| **{t['status']}** | {T.label(t)} | {t['detail']} |")
     md.append("")
     md += item1_section(results)
     sc = results.get("syscalls") or {}
     if sc.get("ok"):
-        md.append("## Syscalls per request (item 3)\n")
+        md.append("## Syscalls per request\n")
         md.append(sc["table"].strip() + "\n")
     misses = [t for t in results.get("targets", []) if T.missed(t)]
     if misses:
@@ -220,7 +228,11 @@ def write(results, out):
     md.append("## Variants\n")
     md.append("| variant | server | provider | JVM | OpenSSL (asked; served) | available | note |\n"
               "|---|---|---|---|---|---|---|")
+    # a variant's note as the runner words it now (a re-rendered run keeps
+    # its measurements, not its wording)
+    notes = {x.name: x.note for x in report_flavours.V.all_variants()}
     for name, d in results["variants"].items():
+        d = dict(d, note=notes.get(name, d.get("note", "")))
         ossl = f"{d['openssl_flavour']}; {report_flavours.served(results, name) or 'not reported'}" \
             if d.get("openssl_flavour") else "–"
         md.append(f"| {name} | {d['server']} | {d['provider']} | {d.get('jvm') or '–'} | {ossl} | "
@@ -234,15 +246,14 @@ def write(results, out):
         title = f"{MODES[mode]}, {size_label(size)}, " + (s.label if skey != "plain" else "plain HTTP")
         md.append(f"## {title}\n")
         md.append("| variant | provider | JVM | negotiated (verified by) | req/s | MB/s | CPU ms/req | "
-                  "CPU vs SunJSSE | req/s vs SunJSSE | TLS tax ms/req | CPU ms/MB | p50 ms | p99 ms | errors | "
+                  "CPU ratio over SunJSSE | TLS tax ms/req | CPU ms/MB | p50 ms | p99 ms | errors | "
                   "limited by | warm-up | notes |")
-        md.append("|" + "---|" * 17)
+        md.append("|" + "---|" * 16)
         rows = []
         for c in cells:
             ref = reference(c, cells)
             cpu = c.get("median", {}).get("cpu_ms_per_req")
             rc = ref.get("median", {}).get("cpu_ms_per_req") if ref else None
-            rr = ref.get("median", {}).get("req_per_s") if ref else None
             rps = c.get("median", {}).get("req_per_s")
             pc = plain_cell(results, c)
             tax = None
@@ -252,17 +263,18 @@ def write(results, out):
                 if c.get("protocol") else "–"
             neg = (neg if c.get("verified") else f"**UNVERIFIED** ({neg}; seen {c.get('negotiated_seen')})") + \
                 f" ({'; '.join(c.get('verified_by', []))})"
-            md.append(" | ".join(["", c["variant"], c["provider"], c.get("jvm") or "–", neg, rng(c, "req_per_s", 1),
-                                  rng(c, "mb_per_s", 2), rng(c, "cpu_ms_per_req", 4),
-                                  f"{cpu / rc:.2f}x" if cpu and rc else "–",
-                                  f"{rps / rr:.2f}x" if rps and rr else "–", fmt(tax, 4),
+            ratio = cpu / rc if cpu and rc and ref is not c else None
+            md.append(" | ".join(["", f"{c['variant']}{S.mark(c)}", c["provider"], c.get("jvm") or "–", neg,
+                                  rng(c, "req_per_s", 1), rng(c, "mb_per_s", 2), rng(c, "cpu_ms_per_req", 4),
+                                  T.x(ratio) if ratio else "–", fmt(tax, 4),
                                   rng(c, "cpu_ms_per_mb", 2), fmt(c.get("median", {}).get("p50_ms")),
                                   fmt(c.get("median", {}).get("p99_ms")),
                                   str(sum(r["errors"] for r in c["reps"])), c.get("bottleneck", "–"),
                                   warm_cell(c.get("warmup")), "; ".join(c.get("notes", []))]) + " |")
             if cpu is not None:
-                rows.append((c["variant"], cpu, c["min"].get("cpu_ms_per_req", cpu), c["max"].get("cpu_ms_per_req", cpu),
-                             rps or 0))
+                name = c["variant"] + (f" {T.x(ratio)}" if ratio else "") + S.mark(c)
+                rows.append((name, cpu, c["min"].get("cpu_ms_per_req", cpu), c["max"].get("cpu_ms_per_req", cpu),
+                             rps or 0, bool(S.flags(c))))
         png = f"{mode}-{size}-{skey}.png"
         if charts.workload_chart(os.path.join(out, png), title, rows):
             md.append(f"\n![{title}]({png})\n")
@@ -276,7 +288,8 @@ def write(results, out):
         if not j.get("ok"):
             md.append(f"**Not measured**: {j.get('reason')}\n")
         else:
-            md.append("| benchmark | params | ops/s | ± | TLSBridge / SunJSSE |\n|---|---|---|---|---|")
+            md.append("| benchmark | params | ops/s | ± | time per operation, TLSBridge over SunJSSE |\n"
+                      "|---|---|---|---|---|")
             for row in j["results"]:
                 p = dict(row["params"])
                 prov = p.pop("provider", "")
@@ -284,7 +297,7 @@ def write(results, out):
                 if prov == "TLSBridge":
                     import jmh
                     r, _, _ = jmh.ratio(j, row["benchmark"].split(".")[-1], p)
-                    ratio = f"{r:.2f}x" if r else ""
+                    ratio = T.x(T.inv(r)) if r else ""
                 md.append(f"| {row['benchmark']} | {prov} {' '.join(f'{k}={v}' for k, v in sorted(p.items()))} | "
                           f"{row['score']:,.0f} | {fmt(row.get('error'), 0)} | {ratio} |")
             md.append(f"\nCommand: `{' '.join(j['command'])}`\n")
@@ -301,27 +314,53 @@ def write(results, out):
     for k, cmd in results["commands"]["clients"].items():
         md.append(f"# {k}\n{' '.join(cmd)}")
     md.append("```\n")
-    md.append("Runner: `scripts/bench " + " ".join(meta.get("argv", [])) + "`\n")
+    argv = list(meta.get("argv", []))
+    if meta["mode"] == "full" and "--full" not in argv:
+        argv.insert(0, "--full")  # a run from when no argument meant the full run
+    md.append("Runner: `scripts/bench " + " ".join(argv) + "`\n")
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
 
 
 def print_table(results):
+    """The console summary: every cell, the targets, then the conclusion,
+    so that what stays on the screen at the end is the answer."""
     print()
-    print(f"{'workload':40} {'variant':24} {'req/s':>10} {'CPU ms/req':>11} {'vs SunJSSE':>10}  negotiated")
+    print(f"{'workload':36} {'variant':38} {'req/s':>10} {'CPU ms/req':>11} {'CPU ratio':>10}  negotiated")
+    print(f"{'':36} {'':38} {'':>10} {'':>11} {'over SunJSSE':>10}")
     for (mode, size, skey), cells in workloads(results):
         for c in cells:
             ref = reference(c, cells)
             cpu = c.get("median", {}).get("cpu_ms_per_req")
             rc = ref.get("median", {}).get("cpu_ms_per_req") if ref else None
             neg = f"{c.get('protocol')} {c.get('suite')}" if c.get("verified") else "UNVERIFIED"
-            print(f"{mode + ' ' + size_label(size) + ' ' + skey:40} {c['variant']:24} "
-                  f"{c.get('median', {}).get('req_per_s', 0):>10.1f} {fmt(cpu, 4):>11} "
-                  f"{(f'{cpu / rc:.2f}x' if cpu and rc else '–'):>10}  {neg}")
+            ratio = T.x(cpu / rc) if cpu and rc and ref is not c else "–"
+            print(f"{MODE_SHORT[mode] + ' ' + size_label(size) + ' ' + skey:36} {c['variant'] + S.mark(c):38} "
+                  f"{c.get('median', {}).get('req_per_s', 0):>10.1f} {fmt(cpu, 4):>11} {ratio:>10}  {neg}")
     cluster.print_rows(results)
     print()
+    print("Targets (each a CPU ratio, tlsbridge's over the other's):")
     for t in results.get("targets", []):
+        if t.get("item") == 1 and t["status"] == "PASS":
+            continue  # the summary line counts them; report.md has every row
         detail = re.sub(r"\s+", " ", t["detail"])
-        print(f"{t['status']:10} {t['target']}")
+        print(f"{t['status']:10} {T.label(t)}")
         print(f"{'':10} {detail}")
     print()
+    print("In short:")
+    for ln in S.console(results):
+        print(f"  {ln}")
+    print()
+
+
+if __name__ == "__main__":
+    # re-renders report.md and the charts of a results directory from its
+    # results.json (the same measurements; results.json is left as it is)
+    import json
+    import sys
+    d = sys.argv[1] if len(sys.argv) > 1 else sys.exit("usage: bench/runner/report.py RESULTS_DIR")
+    with open(os.path.join(d, "results.json")) as f:
+        res = json.load(f)
+    res["targets"] = targets(res)
+    write(res, d)
+    print_table(res)

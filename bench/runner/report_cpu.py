@@ -2,7 +2,7 @@
 missed target, tlsbridge's own Tomcat cells, and the tlsbridge-probe pass."""
 
 import perfprofile as perfprof
-import plan
+import rules
 import targets as T
 
 ROLES = ("request threads", "JIT compiler", "GC + VM", "other")
@@ -34,7 +34,7 @@ def jit_seen(names, profs):
     if not seen:
         return ""
     return ". JIT compiler threads in the profiled window (/proc): " + "; ".join(
-        f"{n} {100 * s:.1f}%" + ("" if plan.jit_quiet(s) else " (**still compiling**)") for n, s in seen)
+        f"{n} {100 * s:.1f}%" + ("" if rules.jit_quiet(s) else " (**still compiling**)") for n, s in seen)
 
 
 def compare(ours, theirs):
@@ -90,7 +90,7 @@ def miss_profiles(results):
               "in `finish_task_switch`/`_raw_spin_unlock_irqrestore` are the context-switch path (a guest's "
               "cpu-clock lands where interrupts are re-enabled).\n")
     for t in misses:
-        md.append(f"### {t['status']}: {t['target']}\n")
+        md.append(f"### {t['status']}: {T.label(t)}\n")
         md.append(t["detail"] + "\n")
         keys = t.get("cells") or []
         if t.get("jmh"):
@@ -134,8 +134,8 @@ def probe_section(results, na):
     if not probes:
         why = next((x["why"] for x in na if x["what"] == "probe pass"), "no probe pass in this run")
         return md + [f"Not run: {why}\n"]
-    md.append("Every probed pass follows a plain repetition of the same variant; the tax is the median over those "
-              "pairs of probed/plain (throughput, and server CPU per request from /proc). On-CPU time per request "
+    md.append("Every probed pass follows a plain repetition of the same variant; the probe's cost is the median "
+              "over those pairs of probed/plain (throughput, and server CPU per request from /proc). On-CPU time per request "
               "is the probe's own scheduler account (agnostic mode, the same for every provider), split by thread "
               "role; TLSBridge cells also get the library's counters (provider mode), which it hands over when it "
               "frees a connection: SSL_read+SSL_write time and JNI calls cover only the connections freed inside "
@@ -146,7 +146,7 @@ def probe_section(results, na):
     md.append("| workload | variant | on-CPU ms/req: request threads / JIT / GC+VM / other | syscalls/req | "
               "switches/req | TLSBridge library: handshakes (resumed) / closes; SSL_read+write ms/req; ms per handshake; JNI "
               "calls/req | probe CPU ms/req "
-              "(own + in target) | tax: req/s with/without | tax: CPU/req with/without | pairs |")
+              "(own + in target) | probe cost: req/s with/without | probe cost: CPU/req with/without | pairs |")
     md.append("|" + "---|" * 10)
     for c in probes:
         pr = c["probe"]

@@ -65,8 +65,9 @@ def section(results, rng, size_label):
           "SunJSSE on JDK 17 and 25 and nginx (Debian's OpenSSL), all Tomcat NIO but nginx. Server CPU per MB "
           "(keep-alive) or per connection (new connection), median [min–max] of the reps; the flavour and "
           "OpenSSL version in each heading are what the servers reported in every cell (Tomcat /_stats). "
-          "Ratios of medians: below 1 means bundled costs less.\n",
-          "| workload | metric | " + " | ".join(heads) + " | bundled/system | bundled/SunJSSE 25 |",
+          "CPU ratios of the medians: below 1.00x bundled costs less.\n",
+          "| workload | metric | " + " | ".join(heads) + " | CPU ratio bundled over system | "
+          "CPU ratio bundled over SunJSSE 25 |",
           "|" + "---|" * (len(COLUMNS) + 4)]
     for skey, mode, n in rows:
         k, label = _metric(mode)

@@ -519,7 +519,7 @@ class Jss(Variant):
 
 def all_variants():
     return [
-        Tomcat("tomcat-plain", "plain", "none (plain HTTP)", tls=False, note="floor for the Tomcat TLS tax"),
+        Tomcat("tomcat-plain", "plain", "none (plain HTTP)", tls=False, note="plain HTTP: the baseline of Tomcat's TLS tax"),
         Tomcat("tomcat-sunjsse", "jsse", "SunJSSE"),
         Tomcat("tomcat-tlsbridge", "tlsbridge", "TLSBridge", note="TlsBridgeImplementation, heap network buffers"),
         Tomcat("tomcat-tlsbridge-system", "tlsbridge", "TLSBridge", in_quick=False, flavour="system",
@@ -538,7 +538,7 @@ def all_variants():
         SpringBootTomcat("springboot-sunjsse", "jsse", "SunJSSE", note="server.ssl.*, tlsbridge.enabled=false"),
         SpringBootTomcat("springboot-tlsbridge", "tlsbridge", "TLSBridge",
                          note="server.ssl.*, the tlsbridge jar's auto-configuration (heap buffers)"),
-        Nginx("nginx-plain", tls=False, note="floor for the nginx TLS tax"),
+        Nginx("nginx-plain", tls=False, note="plain HTTP: the baseline of nginx's TLS tax"),
         Nginx("nginx"),
         BenchmarkSSLSocket("bss-tlsbridge", "TLSBridge.SSLSocket", "TLSBridge"),
         BenchmarkSSLSocket("bss-sunjsse", "SunJSSE.SSLSocket", "SunJSSE"),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Smoke check of the benchmark pipeline: scripts/bench --quick must write
+# Smoke check of the benchmark pipeline: scripts/bench (no argument: the
+# quick run) must write
 # results.json (every cell with variant, provider, server, negotiated
 # protocol+suite, size, mode, client, reps with req_per_s/mb_per_s/
 # cpu_ms_per_req/errors, medians), report.md with a PASS/MISS/NOISY/N/A line
@@ -8,7 +9,10 @@
 # (ratios, A/B orders, seed); the instruction counts; the tlsbridge-probe
 # pass and perf profiles (or their NOT AVAILABLE line); syscalls per request
 # (bench/runner/syscalls.py: native socket vs SunJSSE, counts). Before the run,
-# tests/bench/verdicts.py checks the verdict logic on made-up windows.
+# tests/bench/verdicts.py checks the verdict logic on made-up windows and
+# tests/bench/report_check.py what a reader sees (the report's first screen,
+# one direction for every ratio, marks of unclean cells, the progress line,
+# no import circle in the runner).
 # Prints one line per check and a SUMMARY.
 # Variants missing from this build are listed as NOT AVAILABLE in the report
 # (checked here), never skipped silently.
@@ -22,11 +26,14 @@ FAILED_SMOKE=1
 # the verdict logic on made-up windows first (no server, a second)
 python3 tests/bench/verdicts.py 2>/dev/null | tee "$OUT/verdicts.log"
 read -r _ VP VF < <(grep '^VERDICTS ' "$OUT/verdicts.log" || echo "VERDICTS 0 1")
+python3 tests/bench/report_check.py 2>&1 | tee "$OUT/report_check.log"
+read -r _ RP RF < <(grep '^REPORT ' "$OUT/report_check.log" || echo "REPORT 0 1")
+VP=$((VP + RP)) VF=$((VF + RF))
 START=$(date +%s)
 # scripts/test has just built and verified the tree; scripts/bench still
 # installs it into ~/.m2 and builds the bench modules (TB_BENCH_SKIP_BUILD
 # unset), so this also checks that build.
-scripts/bench --quick --out "$OUT" >"$OUT/bench.log" 2>&1
+scripts/bench --out "$OUT" >"$OUT/bench.log" 2>&1
 RC=$?
 ELAPSED=$(( $(date +%s) - START ))
 tail -40 "$OUT/bench.log"
@@ -50,12 +57,21 @@ def check(name, ok, detail=""):
     print(f"{'ok  ' if ok else 'FAIL'} {name}{(': ' + detail) if detail and not ok else ''}")
     if ok: passed += 1
     else: failed += 1
-check("scripts/bench --quick exits 0", rc == 0, f"exit {rc}")
-check("quick run finishes within 6 minutes (build included)", elapsed <= 360, f"{elapsed}s")
+check("scripts/bench (the quick run) exits 0", rc == 0, f"exit {rc}")
 path = os.path.join(out, "results.json")
 check("results.json written", os.path.exists(path))
 r = json.load(open(path)) if os.path.exists(path) else {"cells": []}
 cells = r.get("cells", [])
+# The time limit holds on an idle machine; on one where other processes
+# took the server CPU (each window measures their share) it cannot be
+# judged, and says so.
+busy = sorted(c.get("contention") or 0 for c in cells)
+busy = busy[len(busy) // 2] if busy else 0
+if busy > 0.1:
+    print(f"     NOT RUN: the quick run's 6-minute limit ({elapsed}s here): other processes used {busy:.0%} of the "
+          f"server CPU (median over the cells), so its time says nothing of the bench's")
+else:
+    check("quick run finishes within 6 minutes (build included)", elapsed <= 360, f"{elapsed}s")
 check("results.json has cells", len(cells) > 0, f"{len(cells)} cells")
 need = ["variant", "provider", "server", "protocol", "suite", "size", "mode", "client", "reps", "median"]
 bad = [c.get("variant") for c in cells if any(k not in c for k in need)]
@@ -111,7 +127,7 @@ check("report.md shows the warm-up column", "| warm-up |" in text)
 # ratios with their A/B orders, and its verdict quotes median and min-max
 pairs = r.get("pairs", {})
 tl = {t["target"]: t for t in r.get("targets", [])}
-# (the targets planned as paired; issue 16's other item-1 cells and the
+# (the targets planned as paired; the other cells against SunJSSE and the
 # taxes are judged on medians and say so)
 judged = [n for n, t in tl.items() if t["status"] in ("PASS", "MISS", "NOISY") and t.get("planned_pairs")]
 bad = [n for n in judged if n not in pairs or len(pairs[n]["ratios"]) != opts.get("pairs")
@@ -119,10 +135,10 @@ bad = [n for n in judged if n not in pairs or len(pairs[n]["ratios"]) != opts.ge
 check("every judged server target is paired (ratios, orders, median [min-max])", bool(judged) and not bad,
       "; ".join(bad[:3]))
 one = [t for t in r.get("targets", []) if t.get("item") == 1]
-check("issue 16 item 1: a row per compared cell in report.md's own table, a summary line in the targets table",
-      bool(one) and "## Item 1: no cell behind SunJSSE" in text and all(t["target"] in tl for t in one)
+check("every cell against SunJSSE: a row per compared cell in report.md's own table, a summary line in the targets table",
+      bool(one) and "## Every cell against SunJSSE" in text and all(t["target"] in tl for t in one)
       and any(t["target"].startswith("1. No cell behind SunJSSE") and " cells: " in t["detail"] for t in tl.values()))
-check("issue 16 item 2: the TLS tax vs nginx judged on keep-alive 1 KiB",
+check("the TLS tax against nginx judged on keep-alive 1 KiB",
       any(t["target"].startswith("2. TLS tax") and "keep-alive" in t["target"] and t["status"] != "N/A"
           for t in tl.values()))
 # the primary suite's TLS taxes (--tax-pairs primary in --quick) on pairs
@@ -131,7 +147,7 @@ tax = [t for t in tl.values() if t["target"].startswith("2. TLS tax") and t["sta
        and ("keep-alive" in t["target"] or "TLS 1.3 RSA-2048" in t["target"])]
 bad = [t["target"] for t in tax if len((pairs.get(t["target"]) or {}).get("values", [])) != opts.get("pairs")
        or not ("judged on pairs" in t["detail"] or "none of the" in t["detail"])]
-check("issue 16 item 2: the primary suite's taxes judged on tomcat-tlsbridge/nginx pairs", bool(tax) and not bad,
+check("the primary suite's TLS taxes judged on tomcat-tlsbridge/nginx pairs", bool(tax) and not bad,
       "; ".join(bad))
 check("report.md prints the pair-order seed", f"seed {opts.get('seed')}" in text)
 ic = r.get("icount", {})
@@ -139,7 +155,7 @@ if not ic.get("ok"):
     print(f"     NOT AVAILABLE: instruction counts: {ic.get('reason')}")
     check("instruction counts named NOT AVAILABLE in report.md", "instruction counts" in text and "NOT AVAILABLE" in text)
 else:
-    check("report.md has the instruction counts (tlsbridge vs OpenSSL floor) of each flavour",
+    check("report.md has the instruction counts (tlsbridge vs plain OpenSSL) of each flavour",
           "## Instruction counts of the engine core" in text and "1 KiB wrap+unwrap pair" in text
           and all(f"### {icount.FLAVOURS[f]}" in text for f in ic["flavours"]))
 navail = r.get("not_available", [])
@@ -160,7 +176,8 @@ names = {x["what"] for x in navail}
 if "probe pass" in names:
     print("     NOT AVAILABLE: probe pass (named in report.md)")
 else:
-    probed = [c for c in cells if c.get("probe")]
+    # a cell that served nothing (allowed above, named as WARN) has no probe figures either
+    probed = [c for c in cells if c.get("probe") and c in served]
     ok = [c for c in probed if c["probe"].get("ok") and (c["probe"].get("summary") or {}).get("per_request")]
     check("probe pass: every probed cell has an on-CPU split and a tax pair", bool(probed) and len(ok) == len(probed)
           and all(c["probe"]["tax"]["pairs"] >= 1 for c in ok),
@@ -181,7 +198,7 @@ if os.path.exists(sc) or os.path.exists(os.path.join(out, "syscalls.log")):
     tot = lambda srv, sc_: syscalls.total(per.get(srv, {}).get(sc_, {}))
     check("syscalls.py counted tlsbridge and SunJSSE", "tlsbridge" in per and "sunjsse" in per)
     if "tlsbridge" in per and "sunjsse" in per:
-        # issue 16 item 3: <= 3 per keep-alive request (exact: poll, read, write)
+        # the target: <= 3 per keep-alive request (exact: poll, read, write)
         check("native socket: at most 3 syscalls per keep-alive request", tot("tlsbridge", "keep-alive") <= 3.3,
               f"{tot('tlsbridge', 'keep-alive'):.2f}")
         # Per new connection the count moves by about +-0.5 with when the
@@ -189,7 +206,7 @@ if os.path.exists(sc) or os.path.exists(os.path.join(out, "syscalls.log")):
         # each other (bundled OpenSSL 3.5 here: 61.8 vs 61.5): a coin flip, not
         # a check. Printed for the bench report's verdict instead.
         print(f"NOTE syscalls per new connection: tlsbridge {tot('tlsbridge', 'new connection'):.2f}, "
-              f"SunJSSE {tot('sunjsse', 'new connection'):.2f} (issue 16 target: no more than SunJSSE)")
+              f"SunJSSE {tot('sunjsse', 'new connection'):.2f} (target: no more than SunJSSE)")
 for x in navail:
     print(f"     NOT AVAILABLE: {x['what']}: {x['why']}")
 print(f"quick run: {elapsed}s")

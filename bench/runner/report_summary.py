@@ -1,0 +1,182 @@
+"""The report's first screen: the conclusion (what was compared on which
+machine, and how much CPU tlsbridge saves or costs per keep-alive request
+and per new connection against each other server), the legend, and the
+marks of a figure that is not clean, which the console, the tables and the
+charts all print the same way.
+
+Every ratio here and in the rest of the report has one direction: a CPU
+ratio, the first server's CPU over the second's (tlsbridge's over the
+other's), so below 1.00x tlsbridge is cheaper."""
+
+import datetime
+
+from rules import PRIMARY
+from words import MODE_SHORT, size_label
+
+# each other server and the tlsbridge server it is compared with (same
+# server program, same JVM where there is one)
+COUNTERPART = {"tomcat-sunjsse": "tomcat-tlsbridge", "tomcat-openssl-ffm": "tomcat-tlsbridge-25",
+               "nginx": "tomcat-tlsbridge", "tomcat-sunjsse-25": "tomcat-tlsbridge-25",
+               "springboot-sunjsse": "springboot-tlsbridge", "bss-sunjsse": "bss-tlsbridge",
+               "jss-legacy": "bss-tlsbridge"}
+# the JDK 25 comparison falls back to the JDK 17 server when the run has
+# no tlsbridge on 25 (the quick run)
+FALLBACK = {"tomcat-tlsbridge-25": "tomcat-tlsbridge"}
+NAMES = {"tomcat-sunjsse": "SunJSSE in Tomcat", "tomcat-openssl-ffm": "Tomcat's OpenSSL engine",
+         "nginx": "nginx", "tomcat-sunjsse-25": "SunJSSE on JDK 25", "springboot-sunjsse": "SunJSSE in Spring Boot",
+         "bss-sunjsse": "SunJSSE's socket", "jss-legacy": "Mozilla JSS's socket",
+         "tomcat-tlsbridge": "tlsbridge in Tomcat", "tomcat-tlsbridge-25": "tlsbridge in Tomcat on JDK 25",
+         "springboot-tlsbridge": "tlsbridge in Spring Boot", "bss-tlsbridge": "tlsbridge's native socket"}
+CONTENDED = 0.1
+
+
+def flags(c):
+    """What makes a cell's figure not clean, as short words."""
+    out = []
+    if (c.get("contention") or 0) > CONTENDED:
+        out.append("CONTENDED")
+    if c.get("reps") and not c.get("verified"):
+        out.append("UNVERIFIED")
+    if c.get("still_warming"):
+        out.append("STILL WARMING")
+    return out
+
+
+def mark(c):
+    """The mark after a cell's name, the same on the console, in the tables
+    and in the charts: '' or ' [CONTENDED]'."""
+    f = flags(c)
+    return f" [{', '.join(f)}]" if f else ""
+
+
+def _cpu(c):
+    return (c or {}).get("median", {}).get("cpu_ms_per_req")
+
+
+def _find(results, variant, mode, size, suite):
+    return next((c for c in results["cells"] if (c["variant"], c["mode"], c["size"], c["suite_key"]) ==
+                 (variant, mode, size, suite)), None)
+
+
+def comparisons(results, mode, size=1024, suite=PRIMARY):
+    """[(other, tlsbridge, ratio, flagged, paired)] on one workload:
+    tlsbridge's CPU per request over each other server's, in the run's
+    order; the pairs' median where a target paired the two cells, else the
+    ratio of the repetitions' medians (the workload tables')."""
+    # where the two cells were paired, the pairs' median beats the medians
+    paired = {tuple(tuple(k) for k in t["cells"]): t["cpu_ratio"] for t in results.get("targets", [])
+              if t.get("pairs") and t.get("cpu_ratio") and t.get("cells") and not t.get("jmh")
+              and "tax" not in t["target"]}
+    out = []
+    for c in results["cells"]:
+        if (c["mode"], c["size"], c["suite_key"]) != (mode, size, suite) or c["variant"] not in COUNTERPART:
+            continue
+        ours = COUNTERPART[c["variant"]]
+        oc = _find(results, ours, mode, size, suite)
+        if oc is None and ours in FALLBACK:
+            ours = FALLBACK[ours]
+            oc = _find(results, ours, mode, size, suite)
+        a, b = _cpu(oc), _cpu(c)
+        if a and b:
+            key = ((ours, mode, size, suite), (c["variant"], mode, size, suite))
+            out.append((c["variant"], ours, paired.get(key, a / b), bool(flags(c) or flags(oc)), key in paired))
+    return out
+
+
+def _line(results, mode):
+    comps = comparisons(results, mode)
+    if not comps:
+        return None
+    by_ours = {}
+    for other, ours, r, bad, paired in comps:
+        # what it saves or costs in percent; past 2x the ratio says it better
+        notes = ([f"{(r - 1) * 100:+.0f}%".replace("-", "−")] if r < 2 else []) + \
+            (["paired"] if paired else []) + (["not clean"] if bad else [])
+        by_ours.setdefault(ours, []).append(f"{r:.2f}x {NAMES.get(other, other)}"
+                                            + (f" ({', '.join(notes)})" if notes else ""))
+    text = "; ".join(f"{NAMES.get(o, o)} {', '.join(v)}" for o, v in by_ours.items())
+    missing = [NAMES.get(c["variant"], c["variant"]) for c in results["cells"]
+               if (c["mode"], c["size"], c["suite_key"]) == (mode, 1024, PRIMARY) and c["variant"] in COUNTERPART
+               and c["variant"] not in {x[0] for x in comps}]
+    return text + (f"; no figure for {', '.join(missing)}" if missing else "")
+
+
+def conclusion(results):
+    """At most six lines of markdown: what, where, and the CPU it saves or
+    costs per keep-alive request and per new connection."""
+    meta = results["meta"]
+    v = meta.get("versions") or {}
+    quick = meta.get("mode") == "quick"
+    try:
+        when = datetime.datetime.fromisoformat(meta["started"]).strftime("%Y-%m-%d %H:%M")
+    except (KeyError, ValueError):
+        when = meta.get("started", "")
+    others = [NAMES[n] for n in COUNTERPART if any(c["variant"] == n for c in results["cells"])]
+    others = [("SunJSSE (Java's built-in TLS)" + x[len("SunJSSE"):]) if i == 0 and x.startswith("SunJSSE") else x
+              for i, x in enumerate(others)]
+    cpu = v.get("cpu") or "an unnamed CPU"
+    lines = [f"**What**: tlsbridge (a Java TLS provider running OpenSSL) against {', '.join(others) or 'nothing'}, "
+             f"on TLS 1.3 AES-128-GCM with an RSA-2048 certificate and 1 KiB responses; {cpu}, "
+             f"{v.get('cpus') or '?'} CPUs (server on one, load generator on the other); "
+             + (f"quick run of {when}: one short window per figure, so read the figures as rough."
+                if quick else f"full run of {when} ({meta.get('elapsed_s', 0) / 60:.0f} min).")]
+    for mode, what in (("keepalive", "Per keep-alive request"), ("newconn", "Per new connection, a full handshake")):
+        ln = _line(results, mode)
+        lines.append(f"**{what}** (CPU ratio, lower is better): {ln}." if ln else
+                     f"**{what}**: not measured in this run.")
+    ts = [t for t in results.get("targets", []) if t.get("item") != 1]
+    if ts:
+        n = {s: sum(1 for t in ts if t["status"] == s) for s in ("PASS", "NOISY", "MISS", "UNVERIFIED", "N/A")}
+        lines.append("**Targets**: " + ", ".join(f"{k} {s}" for s, k in n.items() if k)
+                     + " (the table \"Targets\" below).")
+    bad = [c for c in results["cells"] if flags(c)]
+    if bad:
+        kinds = {f: sum(1 for c in bad if f in flags(c)) for f in ("CONTENDED", "UNVERIFIED", "STILL WARMING")}
+        head = [f"{c['variant']} {MODE_SHORT[c['mode']]}{mark(c)}" for c in bad
+                if (c["size"], c["suite_key"]) == (1024, PRIMARY) and c["mode"] in ("keepalive", "newconn")]
+        busy = kinds["CONTENDED"] > len(results["cells"]) / 2
+        lines.append(f"**Not clean**: {len(bad)} of {len(results['cells'])} figures ("
+                     + ", ".join(f"{n} [{f}]" for f, n in kinds.items() if n) + "), marked wherever they are shown"
+                     + ("; other processes kept the machine busy, so the ratios above say little: run it again on "
+                        "an idle machine." if busy else
+                        f"; above: {', '.join(head[:3])}{', …' if len(head) > 3 else ''}." if head else
+                        "; none of them above."))
+    return lines[:6]
+
+
+LEGEND = [
+    "**How to read it**",
+    "- **CPU ratio**: one server's CPU per request over another's, measured on the same machine in the same run; "
+    "every ratio in this report is tlsbridge's over the other's (or, in a workload table, the row's over SunJSSE's): "
+    "0.50x = half the CPU, 2.00x = twice; the percentage beside it is what tlsbridge saves (−) or costs (+).",
+    "- **Pair ratio**: the two servers run back to back in windows of the same load, in an order drawn at random, "
+    "one CPU ratio per pair; a verdict takes the median of the pairs and prints [min–max] beside it. Where the "
+    "conclusion says \"paired\" it gives that median; elsewhere, and in the workload tables, the ratio of the "
+    "two servers' median repetitions.",
+    "- **PASS**: the target holds (in every pair, where the line was judged on pairs).",
+    "- **NOISY**: some pairs meet the target and some do not: the machine's noise is as large as the difference.",
+    "- **MISS**: the target does not hold.",
+    "- **N/A**: not measured in this run (the line says why); **UNVERIFIED**: the negotiated TLS version and suite "
+    "were not proven, so the figure is not counted.",
+    "- **TLS tax**: what TLS adds to a server's CPU per request: its CPU with TLS minus the same server's over plain "
+    "HTTP (`tomcat-plain`, `nginx-plain`).",
+    "- **[CONTENDED]**: other processes used over 10% of the server's CPU during the timed windows; "
+    "**[STILL WARMING]**: the repetitions kept falling; **[UNVERIFIED]**: as above. The console, the tables and the "
+    "charts mark such figures the same way.",
+]
+
+
+def first_screen(results):
+    return conclusion(results) + [""] + LEGEND
+
+
+def console(results):
+    """The conclusion and the shortest legend for the terminal."""
+    strip = (lambda s: s.replace("**", "").replace("`", ""))
+    return [strip(x) for x in conclusion(results)] + [
+        "CPU ratio = tlsbridge's CPU over the other's (lower is better; −/+ = saves/costs). PASS: target met; "
+        "NOISY: pairs disagree; MISS: not met; [CONTENDED]: other processes shared the server's CPU."]
+
+
+def workload_title(mode, size):
+    return f"{MODE_SHORT[mode]} {size_label(size)}"

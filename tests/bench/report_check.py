@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Checks of what a reader sees, without running a server (a few seconds;
+tests/bench/run.sh runs it first): the runner's modules import one another
+without a circle; the report re-rendered from the committed full run opens
+with a conclusion of at most six lines and a legend; every ratio is
+tlsbridge's CPU over the other's; no issue numbers or internal item names; a
+contended cell is marked alike on the console, in its table and in its
+chart; the live progress line says phase, elapsed and what is left, and
+comes by itself when a step is silent. Prints one line per check and
+`REPORT N M` (passed, failed)."""
+
+import ast
+import contextlib
+import copy
+import glob
+import io
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+RUNNER = os.path.join(ROOT, "bench", "runner")
+sys.path.insert(0, RUNNER)
+import charts  # noqa: E402
+import progress  # noqa: E402
+import report  # noqa: E402
+import targets  # noqa: E402
+
+passed = failed = 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    print(f"{'ok  ' if ok else 'FAIL'} {name}{(': ' + str(detail)[:600]) if detail and not ok else ''}")
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+
+
+# -- the import graph: every import of a runner module, at any depth of the
+# file (a function-level import is still a dependency)
+mods = {os.path.basename(p)[:-3]: p for p in glob.glob(os.path.join(RUNNER, "*.py"))}
+graph = {}
+for m, p in mods.items():
+    deps = set()
+    for n in ast.walk(ast.parse(open(p).read())):
+        if isinstance(n, ast.Import):
+            deps |= {a.name.split(".")[0] for a in n.names}
+        elif isinstance(n, ast.ImportFrom) and n.module:
+            deps.add(n.module.split(".")[0])
+    graph[m] = deps & set(mods) - {m}
+
+
+def cycle():
+    state = {}
+
+    def visit(m, path):
+        state[m] = 1
+        for d in sorted(graph[m]):
+            if state.get(d) == 1:
+                return path + [m, d]
+            if d not in state:
+                found = visit(d, path + [m])
+                if found:
+                    return found
+        state[m] = 2
+        return None
+    for m in sorted(graph):
+        if m not in state:
+            found = visit(m, [])
+            if found:
+                return found
+    return None
+
+
+c = cycle()
+check("the runner's modules import one another without a circle", c is None, " -> ".join(c or []))
+check("rules.py, which the plan and the cells share, imports no runner module", not graph.get("rules"),
+      graph.get("rules"))
+check("planning does not import the cells it plans (plan.py imports neither cluster.py nor pq.py)",
+      not graph["plan"] & {"cluster", "pq", "bench", "measure", "report"}, graph["plan"])
+
+# -- the report, re-rendered from the committed full run
+src = os.path.join(ROOT, "bench", "results", "latest", "results.json")
+res = json.load(open(src))
+# one contended cell, to see it marked everywhere: tlsbridge's keep-alive
+# 1 KiB pair on the primary suite
+KA = ("keepalive", 1024, "t13-aes128")
+sun = next(c for c in res["cells"] if (c["variant"], c["mode"], c["size"], c["suite_key"]) == ("tomcat-sunjsse",) + KA)
+sun["contention"] = 0.35
+res["targets"] = report.targets(res)
+out = tempfile.mkdtemp(prefix="tb-report-check.")
+charted = {}
+real_chart = charts.workload_chart
+
+
+def spy(path, title, rows):
+    charted[os.path.basename(path)] = rows
+    return real_chart(path, title, rows)
+
+
+try:
+    charts.workload_chart = spy
+    report.write(copy.deepcopy(res), out)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        report.print_table(res)
+    console = buf.getvalue()
+    md = open(os.path.join(out, "report.md")).read()
+finally:
+    charts.workload_chart = real_chart
+    shutil.rmtree(out, ignore_errors=True)
+
+lines = md.splitlines()
+body = lines[1:]
+while body and not body[0].strip():
+    body = body[1:]
+concl = []
+for ln in body:
+    if not ln.strip():
+        break
+    concl.append(ln)
+check("report.md opens with a conclusion of at most six lines", 3 <= len(concl) <= 6, concl)
+check("the conclusion says what was compared, on which CPU, per keep-alive request and per new connection",
+      concl and concl[0].startswith("- **What**") and res["meta"]["versions"]["cpu"] in concl[0]
+      and any("Per keep-alive request" in x for x in concl) and any("Per new connection" in x for x in concl), concl)
+check("the conclusion gives tlsbridge's CPU against SunJSSE and nginx as ratios with what it saves or costs",
+      all(re.search(r"\d\.\d\dx (SunJSSE in Tomcat|nginx) \([+−]\d+%", x) for x in concl[1:3]), concl[1:3])
+legend = "\n".join(lines[len(concl) + 2:len(concl) + 16])
+for word in ("PASS", "NOISY", "MISS"):
+    check(f"the legend defines {word} on a line of its own", re.search(rf"^- \*\*{word}\*\*: ", legend, re.M), legend)
+check("the legend says how a pair ratio is formed and what the TLS tax is",
+      "**Pair ratio**" in legend and "**TLS tax**" in legend and "plain HTTP" in legend, legend)
+
+internal = re.compile(r"\bissue\b|\bitem[- ]?\d|\bitems? \d|\bItem\b|\bfloor\b|need >=|"
+                      r"\b[1-4]\. (No cell|TLS tax|BenchmarkSSLSocket|Native socket|JMH)", re.I)
+check("no issue number, item name, unexplained floor or 'need >=' in report.md",
+      not internal.findall(md), sorted(set(m.group(0) for m in internal.finditer(md))))
+check("none on the console either", not internal.findall(console), internal.findall(console))
+check("the console has no ratio the other way round ('vs SunJSSE 0.06x')",
+      not re.search(r"vs SunJSSE:? +\d+\.\d+x", console) and "vs SunJSSE" not in console.strip().splitlines()[0])
+
+# one direction: each target's printed ratio is tlsbridge's over the other's
+bad = []
+for t in res["targets"]:
+    r = t.get("cpu_ratio")
+    if r is not None and f"{r:.2f}x" not in t["detail"]:
+        bad.append((targets.label(t), r, t["detail"][:160]))
+    if t.get("jmh") and t.get("ratio") and f"{1 / t['ratio']:.2f}x" not in t["detail"]:
+        bad.append((targets.label(t), t["ratio"]))
+check("every target line prints its ratio as tlsbridge's CPU over the other's", not bad, bad[:3])
+tb = next(t for t in res["targets"] if t.get("cells") == [["tomcat-tlsbridge", *KA], ["tomcat-sunjsse", *KA]])
+check("a paired target's [min-max] is in the same direction as its median",
+      tb["cpu_ratio_min"] <= tb["cpu_ratio"] <= tb["cpu_ratio_max"]
+      and f"[{tb['cpu_ratio_min']:.2f}–{tb['cpu_ratio_max']:.2f}]" in tb["detail"], tb)
+
+# the contended cell: console, workload table, chart
+check("the contended cell is marked on the console",
+      re.search(r"keep-alive 1 KiB t13-aes128\s+tomcat-sunjsse \[CONTENDED\]", console), console[:400])
+check("... in its workload table", "| tomcat-sunjsse [CONTENDED] |" in md)
+rows = charted.get("keepalive-1024-t13-aes128.png") or []
+check("... and in its chart (label and colour)",
+      any(r[0] == "tomcat-sunjsse [CONTENDED]" and r[5] for r in rows) and not any(
+          r[5] for r in rows if "[" not in r[0]), [(r[0], r[5]) for r in rows])
+check("the conclusion says the SunJSSE keep-alive figure is not clean",
+      "not clean" in concl[1] and "tomcat-sunjsse keep-alive [CONTENDED]" in md.split("**How to read it**")[0], concl)
+
+# -- the live progress line
+said = []
+p = progress.Progress(600.0, time.monotonic() - 65, said.append)
+p.begin("servers 1/3, plain HTTP", 100.0)
+p.at("workload 1/2: keep-alive 1 KiB")
+ln = p.line()
+check("a progress line names the phase and cell, the elapsed time and what is left",
+      said and "servers 1/3" in said[0] and "workload 1/2: keep-alive 1 KiB" in ln and "1:05 elapsed" in ln
+      and re.search(r"about (9|10):\d\d left", ln), (said, ln))
+progress.HEARTBEAT_S = 0.3
+beats = []
+q = progress.Progress(10.0, time.monotonic(), beats.append).start()
+time.sleep(1.6)
+q.stop()
+check("a silent step still gets a progress line by itself", len(beats) >= 1 and "still running" in beats[0], beats)
+p.begin("JMH", 1.0)
+p.step_t -= 5
+check("past its estimate the line says so instead of 'about 0:00 left'", "past this step's estimate" in p.line()
+      or "left" in p.line() and p.left() >= 30, p.line())
+
+print(f"REPORT {passed} {failed}")
+sys.exit(1 if failed else 0)
