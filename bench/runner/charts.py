@@ -23,11 +23,13 @@ def workload_chart(path, title, rows):
     with open(dat, "w") as f:
         for i, (v, med, lo, hi, rps, bad) in enumerate(rows):
             f.write(f'{i} "{v}" {med} {lo} {hi} {rps} {1 if bad else 0}\n')
+    # the subtitle only where a label prints a ratio (not on plain HTTP)
+    sub = f"\\n{SUBTITLE}" if any(r[0].endswith("x this") for r in rows) else ""
     script = f"""
 set terminal pngcairo size 1400,{460 + 14 * len(rows)} font "DejaVu Sans,9"
 set output "{path}"
 set termoption noenhanced
-set multiplot title "{title}\\n{SUBTITLE}"
+set multiplot title "{title}{sub}"
 set style fill solid 0.6 border -1
 set boxwidth 0.6
 set grid xtics
@@ -46,7 +48,7 @@ set title "requests/s (median; higher is better)\\ngrey: clean; orange: not clea
 unset ytics
 set size 0.36,0.9
 set origin 0.64,0
-set xtics norotate autofreq
+set xtics autofreq
 set offsets 0, graph 0.22, 0, 0
 plot "{dat}" using (0.5*$6):1:(0.5*$6):(0.3):($7 > 0.5 ? 0xee7733 : 0x999999) with boxxyerror notitle lc rgb variable, \\
      "{dat}" using 6:1:(sprintf(" %.0f", $6)) with labels left notitle

@@ -197,8 +197,8 @@ def write(results, out):
         md.append("")
 
     md.append("## Targets\n")
-    md.append("Each target is a CPU ratio, tlsbridge's over the other's, with its limit (\"<= 1.00x\": no more "
-              "CPU than the other).\n")
+    md.append("Each target says its limit in words; its detail gives the measured ratio, tlsbridge's over the "
+              "other's, beside the same limit as \"target <= N.NNx\" (\"<= 1.00x\": no more CPU than the other).\n")
     md.append("| status | target | detail |\n|---|---|---|")
     for t in results.get("targets", []):
         if t.get("item") != 1:
