@@ -15,6 +15,7 @@ import targets as T
 from rules import WARM_AGREE, WARM_JIT_MAX, WARM_TOL
 from words import MODE_SHORT, size_label  # noqa: F401 (bench.py names cells with them)
 
+WARM_WORDS = {"keepalive": "keep-alive", "newconn": "new-connection", "resumed": "resumed-connection"}
 MODES = {"keepalive": "keep-alive (wrk)", "newconn": "new connection per request (siege)",
          "resumed": "resumed connection per request (wrk, Connection: close)"}
 
@@ -177,9 +178,9 @@ def write(results, out):
                   f"{WARM_TOL:.0%} on CPU per request, each with the JIT compiler threads at most "
                   f"{WARM_JIT_MAX:.0%} of the server's CPU, for at most {op.get('warmup'):.0f} s on keep-alive "
                   f"cells and {op.get('warmup_handshake') or op.get('warmup'):.0f} s on handshake cells (on "
-                  f"{', '.join(op.get('warm_modes') or [])} cells); each table's warm-up column says how long it "
-                  f"took, **cap** where it never converged (**cap (JIT)**: CPU per request agreed while "
-                  f"the JIT still compiled). Targets: {op['pairs']} alternating pairs of "
+                  f"{', '.join(WARM_WORDS.get(m, m) for m in op.get('warm_modes') or [])} workloads); each table's warm-up column says how long it "
+                  f"took, **cap** where it never settled (**cap (JIT)**: CPU per request had settled but Java's "
+                  f"just-in-time compiler was still compiling). Targets: {op['pairs']} alternating pairs of "
                   f"{op.get('pair_duration')} s windows of the two cells, the order inside each pair drawn from "
                   f"seed {op.get('seed')} (`--seed {op.get('seed')}` repeats it); the verdict is the median of the "
                   f"per-pair ratios, [min–max] beside it, and **NOISY** when the pairs straddle the target."
@@ -196,8 +197,8 @@ def write(results, out):
         md.append("")
 
     md.append("## Targets\n")
-    md.append("Each target is a CPU ratio, tlsbridge's over the other's, with its limit (\"<= 1.00x\": no more "
-              "CPU than the other).\n")
+    md.append("Each target says its limit in words; its detail gives the measured ratio, tlsbridge's over the "
+              "other's, beside the same limit as \"target <= N.NNx\" (\"<= 1.00x\": no more CPU than the other).\n")
     md.append("| status | target | detail |\n|---|---|---|")
     for t in results.get("targets", []):
         if t.get("item") != 1:
@@ -246,14 +247,13 @@ def write(results, out):
         title = f"{MODES[mode]}, {size_label(size)}, " + (s.label if skey != "plain" else "plain HTTP")
         md.append(f"## {title}\n")
         md.append("| variant | provider | JVM | negotiated (verified by) | req/s | MB/s | CPU ms/req | "
-                  "CPU ratio over SunJSSE | TLS tax ms/req | CPU ms/MB | p50 ms | p99 ms | errors | "
+                  "CPU ratio, tlsbridge's over the other's | TLS tax ms/req | CPU ms/MB | p50 ms | p99 ms | errors | "
                   "limited by | warm-up | notes |")
         md.append("|" + "---|" * 16)
         rows = []
         for c in cells:
             ref = reference(c, cells)
             cpu = c.get("median", {}).get("cpu_ms_per_req")
-            rc = ref.get("median", {}).get("cpu_ms_per_req") if ref else None
             rps = c.get("median", {}).get("req_per_s")
             pc = plain_cell(results, c)
             tax = None
@@ -263,17 +263,15 @@ def write(results, out):
                 if c.get("protocol") else "–"
             neg = (neg if c.get("verified") else f"**UNVERIFIED** ({neg}; seen {c.get('negotiated_seen')})") + \
                 f" ({'; '.join(c.get('verified_by', []))})"
-            ratio = cpu / rc if cpu and rc and ref is not c else None
             md.append(" | ".join(["", f"{c['variant']}{S.mark(c)}", c["provider"], c.get("jvm") or "–", neg,
                                   rng(c, "req_per_s", 1), rng(c, "mb_per_s", 2), rng(c, "cpu_ms_per_req", 4),
-                                  T.x(ratio) if ratio else "–", fmt(tax, 4),
+                                  S.table_ratio(c, ref, cells), fmt(tax, 4),
                                   rng(c, "cpu_ms_per_mb", 2), fmt(c.get("median", {}).get("p50_ms")),
                                   fmt(c.get("median", {}).get("p99_ms")),
                                   str(sum(r["errors"] for r in c["reps"])), c.get("bottleneck", "–"),
                                   warm_cell(c.get("warmup")), "; ".join(c.get("notes", []))]) + " |")
             if cpu is not None:
-                name = c["variant"] + (f" {T.x(ratio)}" if ratio else "") + S.mark(c)
-                rows.append((name, cpu, c["min"].get("cpu_ms_per_req", cpu), c["max"].get("cpu_ms_per_req", cpu),
+                rows.append((S.chart_label(c, cells), cpu, c["min"].get("cpu_ms_per_req", cpu), c["max"].get("cpu_ms_per_req", cpu),
                              rps or 0, bool(S.flags(c))))
         png = f"{mode}-{size}-{skey}.png"
         if charts.workload_chart(os.path.join(out, png), title, rows):
@@ -288,8 +286,8 @@ def write(results, out):
         if not j.get("ok"):
             md.append(f"**Not measured**: {j.get('reason')}\n")
         else:
-            md.append("| benchmark | params | ops/s | ± | time per operation, TLSBridge over SunJSSE |\n"
-                      "|---|---|---|---|---|")
+            md.append("| benchmark | params | ops/s | ± | ns per operation (1e9 / ops/s) | "
+                      "time per operation, tlsbridge's over SunJSSE's |\n|---|---|---|---|---|---|")
             for row in j["results"]:
                 p = dict(row["params"])
                 prov = p.pop("provider", "")
@@ -299,7 +297,8 @@ def write(results, out):
                     r, _, _ = jmh.ratio(j, row["benchmark"].split(".")[-1], p)
                     ratio = T.x(T.inv(r)) if r else ""
                 md.append(f"| {row['benchmark']} | {prov} {' '.join(f'{k}={v}' for k, v in sorted(p.items()))} | "
-                          f"{row['score']:,.0f} | {fmt(row.get('error'), 0)} | {ratio} |")
+                          f"{row['score']:,.0f} | {fmt(row.get('error'), 0)} | "
+                          f"{1e9 / row['score']:,.0f} | {ratio} |")
             md.append(f"\nCommand: `{' '.join(j['command'])}`\n")
 
     md += report_cpu.probe_section(results, na)
@@ -326,17 +325,16 @@ def print_table(results):
     """The console summary: every cell, the targets, then the conclusion,
     so that what stays on the screen at the end is the answer."""
     print()
-    print(f"{'workload':36} {'variant':38} {'req/s':>10} {'CPU ms/req':>11} {'CPU ratio':>10}  negotiated")
-    print(f"{'':36} {'':38} {'':>10} {'':>11} {'over SunJSSE':>10}")
+    print(f"{'workload':36} {'variant':38} {'req/s':>10} {'CPU ms/req':>11}  {'CPU ratio, tlsbridge over other':36} "
+          f"negotiated")
     for (mode, size, skey), cells in workloads(results):
         for c in cells:
             ref = reference(c, cells)
             cpu = c.get("median", {}).get("cpu_ms_per_req")
-            rc = ref.get("median", {}).get("cpu_ms_per_req") if ref else None
             neg = f"{c.get('protocol')} {c.get('suite')}" if c.get("verified") else "UNVERIFIED"
-            ratio = T.x(cpu / rc) if cpu and rc and ref is not c else "–"
+            ratio = S.table_ratio(c, ref, cells) if ref else "–"
             print(f"{MODE_SHORT[mode] + ' ' + size_label(size) + ' ' + skey:36} {c['variant'] + S.mark(c):38} "
-                  f"{c.get('median', {}).get('req_per_s', 0):>10.1f} {fmt(cpu, 4):>11} {ratio:>10}  {neg}")
+                  f"{c.get('median', {}).get('req_per_s', 0):>10.1f} {fmt(cpu, 4):>11}  {ratio:36} {neg}")
     cluster.print_rows(results)
     print()
     print("Targets (each a CPU ratio, tlsbridge's over the other's):")

@@ -24,10 +24,16 @@ COUNTERPART = {"tomcat-sunjsse": "tomcat-tlsbridge", "tomcat-openssl-ffm": "tomc
 FALLBACK = {"tomcat-tlsbridge-25": "tomcat-tlsbridge"}
 NAMES = {"tomcat-sunjsse": "SunJSSE in Tomcat", "tomcat-openssl-ffm": "Tomcat's OpenSSL engine",
          "nginx": "nginx", "tomcat-sunjsse-25": "SunJSSE on JDK 25", "springboot-sunjsse": "SunJSSE in Spring Boot",
-         "bss-sunjsse": "SunJSSE's socket", "jss-legacy": "Mozilla JSS's socket",
+         "bss-sunjsse": "SunJSSE's socket server", "jss-legacy": "Mozilla JSS's socket server",
          "tomcat-tlsbridge": "tlsbridge in Tomcat", "tomcat-tlsbridge-25": "tlsbridge in Tomcat on JDK 25",
-         "springboot-tlsbridge": "tlsbridge in Spring Boot", "bss-tlsbridge": "tlsbridge's native socket"}
+         "springboot-tlsbridge": "tlsbridge in Spring Boot", "bss-tlsbridge": "tlsbridge's bare socket server"}
 CONTENDED = 0.1
+# the variant names the tables and charts print, in plain words (the legend)
+GLOSSARY = [("tomcat-tlsbridge", "tlsbridge in Tomcat (`-direct`: direct buffers, `-25`: on JDK 25, `-system`: "
+                                 "the system's OpenSSL)"),
+            ("tomcat-sunjsse", "SunJSSE in Tomcat"), ("tomcat-openssl-ffm", "Tomcat's own OpenSSL engine"),
+            ("springboot-…", "Spring Boot"), ("bss-…", "a bare socket server, no framework"),
+            ("jss-legacy", "the same on Mozilla JSS"), ("…-plain", "no TLS")]
 
 
 def flags(c):
@@ -51,6 +57,46 @@ def mark(c):
 
 def _cpu(c):
     return (c or {}).get("median", {}).get("cpu_ms_per_req")
+
+
+def tlsbridge_over(cell, cells):
+    """For a cell of another server: (tlsbridge variant, its CPU per request
+    over this cell's), both from the repetitions' medians on the cell's
+    workload (cells); None for tlsbridge's own cells and where no tlsbridge
+    counterpart was measured."""
+    ours = COUNTERPART.get(cell["variant"])
+    if not ours:
+        return None
+    oc = next((c for c in cells if c["variant"] == ours), None)
+    if oc is None and ours in FALLBACK:
+        ours = FALLBACK[ours]
+        oc = next((c for c in cells if c["variant"] == ours), None)
+    a, b = _cpu(oc), _cpu(cell)
+    return (ours, a / b) if a and b else None
+
+
+def chart_label(cell, cells):
+    """A bar's name in a workload chart, so that every ratio on it reads as
+    in the text (tlsbridge's CPU over the other's): another server's bar
+    says what tlsbridge's counterpart costs against it; a tlsbridge bar
+    gives its own CPU per request; both carry the cell's mark."""
+    name = cell["variant"] + mark(cell)
+    cpu = _cpu(cell)
+    if cell.get("provider") == "TLSBridge":
+        return f"{name}  {cpu:#.4g} ms" if cpu else name
+    t = tlsbridge_over(cell, cells)
+    return f"{name}: {t[0]} {t[1]:.2f}x this" if t else name
+
+
+def table_ratio(cell, ref, cells):
+    """The workload table's ratio cell, tlsbridge's CPU over the other's:
+    a tlsbridge row over its SunJSSE reference (ref), another server's row
+    under its tlsbridge counterpart."""
+    if cell.get("provider") == "TLSBridge":
+        a, b = _cpu(cell), _cpu(ref)
+        return f"this / {ref['variant']}: {a / b:.2f}x" if a and b and ref is not cell else "–"
+    t = tlsbridge_over(cell, cells)
+    return f"{t[0]} / this: {t[1]:.2f}x" if t else "–"
 
 
 def _find(results, variant, mode, size, suite):
@@ -135,7 +181,7 @@ def conclusion(results):
         head = [f"{c['variant']} {MODE_SHORT[c['mode']]}{mark(c)}" for c in bad
                 if (c["size"], c["suite_key"]) == (1024, PRIMARY) and c["mode"] in ("keepalive", "newconn")]
         busy = kinds["CONTENDED"] > len(results["cells"]) / 2
-        lines.append(f"**Not clean**: {len(bad)} of {len(results['cells'])} figures ("
+        lines.append(f"**Not clean**: {len(bad)} of {len(results['cells'])} server-workload cells ("
                      + ", ".join(f"{n} [{f}]" for f, n in kinds.items() if n) + "), marked wherever they are shown"
                      + ("; other processes kept the machine busy, so the ratios above say little: run it again on "
                         "an idle machine." if busy else
@@ -146,23 +192,18 @@ def conclusion(results):
 
 LEGEND = [
     "**How to read it**",
-    "- **CPU ratio**: one server's CPU per request over another's, measured on the same machine in the same run; "
-    "every ratio in this report is tlsbridge's over the other's (or, in a workload table, the row's over SunJSSE's): "
-    "0.50x = half the CPU, 2.00x = twice; the percentage beside it is what tlsbridge saves (−) or costs (+).",
-    "- **Pair ratio**: the two servers run back to back in windows of the same load, in an order drawn at random, "
-    "one CPU ratio per pair; a verdict takes the median of the pairs and prints [min–max] beside it. Where the "
-    "conclusion says \"paired\" it gives that median; elsewhere, and in the workload tables, the ratio of the "
-    "two servers' median repetitions.",
-    "- **PASS**: the target holds (in every pair, where the line was judged on pairs).",
-    "- **NOISY**: some pairs meet the target and some do not: the machine's noise is as large as the difference.",
-    "- **MISS**: the target does not hold.",
-    "- **N/A**: not measured in this run (the line says why); **UNVERIFIED**: the negotiated TLS version and suite "
-    "were not proven, so the figure is not counted.",
-    "- **TLS tax**: what TLS adds to a server's CPU per request: its CPU with TLS minus the same server's over plain "
-    "HTTP (`tomcat-plain`, `nginx-plain`).",
-    "- **[CONTENDED]**: other processes used over 10% of the server's CPU during the timed windows; "
-    "**[STILL WARMING]**: the repetitions kept falling; **[UNVERIFIED]**: as above. The console, the tables and the "
-    "charts mark such figures the same way.",
+    "- **CPU ratio**: tlsbridge's CPU per request over the other server's, same machine, same run: 0.50x = half "
+    "the CPU, 2.00x = twice; the percentage is what tlsbridge saves (−) or costs (+). Every ratio here, charts "
+    "included, reads this way.",
+    "- **Pair ratio**: the two servers run in alternating windows, one ratio per pair; \"paired\" ratios are the "
+    "median of those ratios. The other ratios, text and charts, divide the two servers' median repetitions.",
+    "- **PASS**: the target holds (in every pair, where paired).",
+    "- **NOISY**: some pairs meet the target, some do not (noise as large as the difference).",
+    "- **MISS**: the target does not hold; below 1.00x it means tlsbridge saves CPU, but less than the target asks.",
+    "- **TLS tax**: what TLS adds to a server's CPU per request: its CPU minus the same server's over plain HTTP.",
+    "- **[CONTENDED]**: other processes used over 10% of the server's CPU; **[STILL WARMING]**: repetitions kept "
+    "falling; **UNVERIFIED**: TLS version and suite not proven, not counted; **N/A**: not measured (the line says why).",
+    "- **Names**: " + "; ".join(f"`{n}` {w}" for n, w in GLOSSARY) + ".",
 ]
 
 

@@ -28,6 +28,7 @@ sys.path.insert(0, RUNNER)
 import charts  # noqa: E402
 import progress  # noqa: E402
 import report  # noqa: E402
+import report_summary  # noqa: E402
 import targets  # noqa: E402
 
 passed = failed = 0
@@ -165,10 +166,86 @@ check("the contended cell is marked on the console",
 check("... in its workload table", "| tomcat-sunjsse [CONTENDED] |" in md)
 rows = charted.get("keepalive-1024-t13-aes128.png") or []
 check("... and in its chart (label and colour)",
-      any(r[0] == "tomcat-sunjsse [CONTENDED]" and r[5] for r in rows) and not any(
+      any(r[0].startswith("tomcat-sunjsse [CONTENDED]") and r[5] for r in rows) and not any(
           r[5] for r in rows if "[" not in r[0]), [(r[0], r[5]) for r in rows])
 check("the conclusion says the SunJSSE keep-alive figure is not clean",
       "not clean" in concl[1] and "tomcat-sunjsse keep-alive [CONTENDED]" in md.split("**How to read it**")[0], concl)
+
+# -- the charts and workload tables speak the text's direction: another
+# server's bar says "<tlsbridge variant> N.NNx this" (tlsbridge's CPU over
+# that bar's, from the medians), a tlsbridge bar gives its own CPU
+ka = [c for c in res["cells"] if (c["mode"], c["size"], c["suite_key"]) == KA]
+cpu = {c["variant"]: c["median"]["cpu_ms_per_req"] for c in ka}
+label_of = getattr(report_summary, "chart_label", None)
+bad = [] if label_of else ["report_summary.chart_label missing"]
+for c in ka if label_of else []:
+    lab = label_of(c, ka)
+    m = re.fullmatch(r"(\S+)( \[[A-Z, ]+\])?: (\S*tlsbridge\S*) (\d+\.\d\d)x this", lab)
+    if c["provider"] == "TLSBridge":
+        if not re.fullmatch(r"\S+( \[[A-Z, ]+\])?  \d\.\d+ ms", lab):
+            bad.append(lab)
+    elif c["variant"] in report_summary.COUNTERPART and not (
+            m and m.group(1) == c["variant"] and abs(float(m.group(4)) - cpu[m.group(3)] / cpu[c["variant"]]) < 0.006):
+        bad.append(lab)
+check("chart labels: another server's bar reads 'tlsbridge N.NNx this', a tlsbridge bar its own CPU",
+      not bad and any(" 1.78x this" in r[0] for r in rows if r[0].startswith("nginx")), bad)
+check("no chart label in the old direction (a tlsbridge name followed by its ratio over SunJSSE)",
+      rows and not any(re.fullmatch(r"\S*tlsbridge\S* \d\.\d\dx.*", r[0]) for r in rows), [r[0] for r in rows])
+check("the chart says its ratios come from the medians of the repetitions and where the paired ones are",
+      "medians of the repetitions" in getattr(charts, "SUBTITLE", "") and "paired" in getattr(charts, "SUBTITLE", ""))
+tables = [ln for ln in md.splitlines() if ln.startswith("| variant | provider | JVM |")]
+nginx_row = next((ln for ln in md.splitlines() if ln.strip().startswith("| nginx [CONTENDED] |")), "")
+check("the workload tables print tlsbridge's CPU over the other's, never the row's over SunJSSE's",
+      tables and all("CPU ratio, tlsbridge's over the other's" in t and "over SunJSSE" not in t for t in tables)
+      and "| tomcat-tlsbridge / this: 1.78x |" in nginx_row, nginx_row)
+
+# -- a target says what it asks in plain words, and a MISS where tlsbridge
+# still used less says so
+labels = {targets.label(t): t for t in res["targets"] if t.get("item") != 1}
+check("every target names its limit in plain words ('at most' / 'no more'), none with a bare '<='",
+      all(("at most" in n or "no more" in n) and "<=" not in n for n in labels), [n for n in labels if "<=" in n])
+nc = next(t for t in res["targets"] if t.get("cells") == [["bss-tlsbridge", "newconn", 1024, "t13-aes128"],
+                                                           ["bss-sunjsse", "newconn", 1024, "t13-aes128"]])
+check("the bare socket server's new-connection target: 'at most 0.40x' SunJSSE's CPU per new connection",
+      "at most 0.40x the CPU per new connection" in targets.label(nc), targets.label(nc))
+check("its MISS at 0.54x says tlsbridge used less CPU, but not as much less as the target asks",
+      nc["status"] == "MISS" and "not as much less as the target asks" in nc["detail"], nc["detail"])
+summ = next(t for t in res["targets"] if t.get("summary_of") == 1)
+check("the per-cell count says how a cell's verdict is decided and which comparisons it judges",
+      "A cell passes at 1.00x or below" in summ["detail"] and "Spring Boot" in summ["detail"]
+      and "not judged" in summ["detail"], summ["detail"])
+jm = [t for t in res["targets"] if t.get("jmh") and t.get("ratio")]
+check("the engine-alone lines give times per operation beside their time ratio",
+      jm and all(re.search(r"tlsbridge [\d,]+ ns vs SunJSSE [\d,]+ ns per operation", t["detail"]) for t in jm),
+      [t["detail"] for t in jm])
+
+# -- the first screen names nothing it does not explain
+first = md.split("## How it was measured")[0]
+gloss = next((ln for ln in first.splitlines() if ln.startswith("- **Names**: ")), "")
+named = set(re.findall(r"`([^`]+)`", gloss))
+
+
+def explained(v):
+    if v in named or v == "nginx":  # a product's own name needs no gloss
+        return True
+    if any(n.endswith("-…") and v.startswith(n[:-1]) for n in named):
+        return True
+    if any(n.startswith("…-") and v.endswith(n[1:]) for n in named):
+        return True
+    base = next((n for n in named if v.startswith(n + "-")), None)
+    return base is not None and f"`{v[len(base):]}`" in gloss
+
+
+unexplained = sorted({c["variant"] for c in res["cells"] if not explained(c["variant"])})
+check("the legend's glossary explains every variant name the report prints", gloss and not unexplained, unexplained)
+jargon = [w for w in ("figures", "native socket", "keepalive, newconn", "cap (JIT)") if w in first]
+check("no jargon on the first screen (figures, native socket, mode ids)", not jargon, jargon)
+pr = next((ln for ln in first.splitlines() if ln.startswith("- **Pair ratio**")), "")
+check("the pair-ratio legend is two short sentences", pr.count(". ") + pr.endswith(".") == 2 and len(pr) < 260, pr)
+old = 3015  # the first screen's bytes before the glossary went in
+check("the first screen is no longer than before the glossary (18 lines, 3015 bytes)",
+      len(first.rstrip("\n").splitlines()) <= 18 and len(first.encode()) <= old,
+      (len(first.splitlines()), len(first.encode())))
 
 # -- the live progress line
 said = []
