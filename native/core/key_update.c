@@ -20,7 +20,7 @@ int tb_key_update(tb_engine *e, int request_peer) {
    * descriptor that takes nothing now leaves it to the next write. */
   rc = SSL_do_handshake(e->ssl);
   if (rc <= 0) {
-    int se = SSL_get_error(e->ssl, rc);
+    int se = tb_ssl_error(e->ssl, rc);
     if (se != SSL_ERROR_WANT_WRITE && se != SSL_ERROR_WANT_READ) {
       tb_err_from_openssl(&e->err, TB_ERR_SSL, "cannot send the KeyUpdate");
       return -1;
