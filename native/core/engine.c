@@ -230,6 +230,12 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
 static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
                       tb_result *r);
 
+/* An SSLv2-format record: 2-byte length with the top bit set; SunJSSE reads
+ * 5 bytes (its header) before it judges one. */
+static int sslv2_incomplete(const uint8_t *p, size_t avail) {
+  return avail < TB_RECORD_HEADER || avail < ((((size_t)p[0] & 0x7f) << 8) | p[1]) + 2;
+}
+
 int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
                      tb_result *r) {
   r->consumed = r->produced = 0;
@@ -276,6 +282,13 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
     }
     if (scan < 0) {
       if (src[r->consumed] & 0x80) {
+        /* Judged whole, as SunJSSE does: a header or record that is not all
+         * there yet is BUFFER_UNDERFLOW, not a verdict on a fragment. */
+        if (sslv2_incomplete(src + r->consumed, avail)) {
+          if (r->consumed == 0)
+            return finish(e, r, TB_UNDERFLOW);
+          break;
+        }
         tb_engine_fail_msg(e, TB_ERR_PROTOCOL, "unsupported SSLv2-format record (SSLv2Hello is not accepted)");
         return finish(e, r, TB_CLOSED);
       }
@@ -288,8 +301,13 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
     r->consumed += e->io.in_pos;
     e->stats.bytes_in += e->io.in_pos;
     e->stats.records_in++;
-    if (rc < 0)
+    if (rc < 0) {
+      /* bytes that are no TLS record are a protocol error (SSLProtocolException,
+       * as SunJSSE's "Unknown content type"), whatever OpenSSL calls them */
+      if (scan < 0)
+        e->err.kind = TB_ERR_PROTOCOL;
       return finish(e, r, TB_CLOSED);
+    }
     if (scan < 0) {
       tb_engine_fail_msg(e, TB_ERR_PROTOCOL, "malformed TLS record header");
       return finish(e, r, TB_CLOSED);
@@ -302,6 +320,7 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
 
 static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
                       tb_result *r) {
+  int bare = 0; /* a read gave no plaintext: a post-handshake message, perhaps a KeyUpdate */
   /* Plaintext OpenSSL kept from an earlier record comes out first; only
    * the unwrap that filled its destination can have left any (KEPT). */
   while ((e->flags & TB_F_KEPT) && SSL_pending(e->ssl) > 0 && r->produced < dstcap) {
@@ -350,6 +369,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
       e->stats.app_in += (size_t)n;
     } else {
       int se = tb_ssl_error(e->ssl, n);
+      bare = 1;
       if (se == SSL_ERROR_ZERO_RETURN) {
         e->flags |= TB_F_PEER_CLOSED | TB_F_IN_DONE;
         tb_queue_close_notify(e);
@@ -382,6 +402,14 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
     }
     if (e->io.in_pos == 0 || e->io.spill_len > 0)
       break; /* e.g. a KeyUpdate wants an answer: NEED_WRAP */
+  }
+  /* The peer's KeyUpdate asked for one back, which OpenSSL keeps for the
+   * next SSL_write: it is queued now, so the caller sees NEED_WRAP, then
+   * FINISHED from the wrap that sends it, as SunJSSE reports it. */
+  if (bare && SSL_get_key_update_type(e->ssl) != SSL_KEY_UPDATE_NONE &&
+      !(e->flags & (TB_F_OUT_CLOSING | TB_F_FAILED)) && tb_key_update(e, 0) < 0) {
+    e->error_pending = 1; /* the answer could not be sent: this unwrap throws why */
+    return finish(e, r, TB_CLOSED);
   }
   return finish(e, r, TB_OK);
 }
