@@ -31,7 +31,9 @@ import java.util.logging.Logger;
  *
  * <p>Where: {@code -Dtlsbridge.library.path=<file>} (any flavour, as is); the
  * copy inside the jar ({@code META-INF/native/linux-x86_64} or
- * {@code linux-aarch64}, after {@code os.arch}), extracted to a fresh owner-only directory under
+ * {@code linux-aarch64}, after {@code os.arch}; with a {@code -musl} suffix on
+ * a musl C library, see {@link CLibrary}: Alpine's JDKs carry the bundled
+ * flavour only), extracted to a fresh owner-only directory under
  * {@code tlsbridge.workdir} (default {@code java.io.tmpdir}, then
  * {@code ~/.cache/tlsbridge} when the first is mounted noexec);
  * {@code java.library.path}. A library whose constants differ from
@@ -39,7 +41,9 @@ import java.util.logging.Logger;
  */
 public final class NativeLibrary {
     private static final Logger LOG = Logger.getLogger("org.tlsbridge");
-    private static final String RESOURCE_DIR = "/META-INF/native/" + platform(System.getProperty("os.arch")) + "/";
+    private static final CLibrary.Detected LIBC = CLibrary.detect();
+    private static final String RESOURCE_DIR = "/META-INF/native/"
+            + platform(System.getProperty("os.arch"), LIBC.musl) + "/";
     private static final String BUILD_ID;
     private static final String VERSION;
     private static volatile boolean loaded;
@@ -68,9 +72,14 @@ public final class NativeLibrary {
 
     /**
      * The jar's directory for this JVM's architecture ({@code os.arch} says
-     * "amd64" where the toolchains say x86_64). Any other architecture gets a
-     * directory the jar does not have, so the error names what was looked for.
+     * "amd64" where the toolchains say x86_64) and C library. Any other
+     * architecture gets a directory the jar does not have, so the error names
+     * what was looked for.
      */
+    static String platform(String osArch, boolean musl) {
+        return platform(osArch) + (musl ? "-musl" : "");
+    }
+
     static String platform(String osArch) {
         switch (osArch) {
             case "amd64":
@@ -199,6 +208,7 @@ public final class NativeLibrary {
             }
         }
         throw new IOException("no OpenSSL for " + choice(choice) + " loads here: " + tried
+                + " (C library " + (LIBC.musl ? "musl" : "glibc") + ", from the " + LIBC.how + ")"
                 + ("bundled".equals(choice) ? "" : " (the bundled OpenSSL needs no system library: "
                         + choiceName + "=bundled)"));
     }
