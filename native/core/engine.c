@@ -230,6 +230,12 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
 static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
                       tb_result *r);
 
+/* An SSLv2-format record: 2-byte length with the top bit set; SunJSSE reads
+ * 5 bytes (its header) before it judges one. */
+static int sslv2_incomplete(const uint8_t *p, size_t avail) {
+  return avail < TB_RECORD_HEADER || avail < ((((size_t)p[0] & 0x7f) << 8) | p[1]) + 2;
+}
+
 int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
                      tb_result *r) {
   r->consumed = r->produced = 0;
@@ -276,6 +282,13 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
     }
     if (scan < 0) {
       if (src[r->consumed] & 0x80) {
+        /* Judged whole, as SunJSSE does: a header or record that is not all
+         * there yet is BUFFER_UNDERFLOW, not a verdict on a fragment. */
+        if (sslv2_incomplete(src + r->consumed, avail)) {
+          if (r->consumed == 0)
+            return finish(e, r, TB_UNDERFLOW);
+          break;
+        }
         tb_engine_fail_msg(e, TB_ERR_PROTOCOL, "unsupported SSLv2-format record (SSLv2Hello is not accepted)");
         return finish(e, r, TB_CLOSED);
       }
@@ -288,8 +301,13 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
     r->consumed += e->io.in_pos;
     e->stats.bytes_in += e->io.in_pos;
     e->stats.records_in++;
-    if (rc < 0)
+    if (rc < 0) {
+      /* bytes that are no TLS record are a protocol error (SSLProtocolException,
+       * as SunJSSE's "Unknown content type"), whatever OpenSSL calls them */
+      if (scan < 0)
+        e->err.kind = TB_ERR_PROTOCOL;
       return finish(e, r, TB_CLOSED);
+    }
     if (scan < 0) {
       tb_engine_fail_msg(e, TB_ERR_PROTOCOL, "malformed TLS record header");
       return finish(e, r, TB_CLOSED);
@@ -383,6 +401,11 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
     if (e->io.in_pos == 0 || e->io.spill_len > 0)
       break; /* e.g. a KeyUpdate wants an answer: NEED_WRAP */
   }
+  /* The peer's KeyUpdate asked for one back, which OpenSSL keeps for the
+   * next SSL_write: it is queued now, so the caller sees NEED_WRAP, then
+   * FINISHED from the wrap that sends it, as SunJSSE reports it. */
+  if (SSL_get_key_update_type(e->ssl) != SSL_KEY_UPDATE_NONE && !(e->flags & (TB_F_OUT_CLOSING | TB_F_FAILED)))
+    tb_key_update(e, 0);
   return finish(e, r, TB_OK);
 }
 

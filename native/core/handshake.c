@@ -15,14 +15,10 @@ int tb_engine_begin(tb_engine *e) {
   }
   if (e->flags & TB_F_HS_DONE) {
     /* TLS 1.3 has no renegotiation: a new handshake request becomes a key
-     * update, as SunJSSE does. TLS 1.2 renegotiation is refused. */
-    if (SSL_version(e->ssl) >= TLS1_3_VERSION) {
-      if (!SSL_key_update(e->ssl, SSL_KEY_UPDATE_REQUESTED)) {
-        tb_err_from_openssl(&e->err, TB_ERR_SSL, "key update failed");
-        return -1;
-      }
-      return 0;
-    }
+     * update, as SunJSSE does. TLS 1.2 renegotiation is refused (SunJSSE
+     * renegotiates; docs/security.md says why we do not). */
+    if (SSL_version(e->ssl) >= TLS1_3_VERSION)
+      return tb_key_update(e, 1);
     tb_err_set(&e->err, TB_ERR_SSL, "renegotiation is not supported");
     return -1;
   }
@@ -129,7 +125,8 @@ static int hs_step(tb_engine *e) {
  * (wrap drains the queue first), instead of costing Tomcat a wrap, a
  * poller round trip for OP_WRITE and a socket write of their own. */
 static int finished_before_tickets(tb_engine *e, uint32_t f) {
-  return (f & TB_F_FIN_PENDING) && !(f & (TB_F_CLIENT | TB_F_PHA)) && SSL_version(e->ssl) >= TLS1_3_VERSION;
+  return (f & TB_F_FIN_PENDING) && !(f & (TB_F_CLIENT | TB_F_PHA | TB_F_POST_HS)) &&
+         SSL_version(e->ssl) >= TLS1_3_VERSION;
 }
 
 /* client_speaks_first (the Tomcat adapter's engines): a TLS 1.2 server says
@@ -166,7 +163,7 @@ int tb_engine_hs_status(tb_engine *e, int consume_finished) {
     return TB_HS_NEED_UNWRAP;
   if (f & TB_F_FIN_PENDING) {
     if (consume_finished)
-      e->flags &= ~TB_F_FIN_PENDING;
+      e->flags &= ~(TB_F_FIN_PENDING | TB_F_POST_HS);
     return TB_HS_FINISHED;
   }
   return TB_HS_NOT;

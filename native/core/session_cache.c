@@ -6,8 +6,10 @@
  * session contexts (tb_ctx_share, which also carries the ticket keys over).
  * OpenSSL's internal cache is off: both caches here have their own lock,
  * and their size and timeout change under it, so a limit set on a live
- * context never writes the SSL_CTX. Client sessions are filed by
- * "host:port", server sessions by id (TLS 1.2, and TLS 1.3 without tickets).
+ * context never writes the SSL_CTX. Client sessions are filed by the peer
+ * and the identity asked of it (host:port, SNI, endpoint identification:
+ * the key is Java's), server sessions by id (TLS 1.2, and TLS 1.3 without
+ * tickets).
  *
  * Each new session gets a random origin token in OpenSSL's ticket app data:
  * it travels inside stateless tickets and is copied to every session derived
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #define BUCKETS 1024
@@ -43,9 +46,16 @@ typedef struct cache {
   long timeout;     /* seconds, 0: the session's own */
 } cache;
 
+/* Origins of sessions the application invalidated lately: a TLS 1.3
+ * ticket that arrives after invalidate() on a connection still open is not
+ * kept. Bounded: older ones can only come back through such a late ticket. */
+#define REVOKED 32
+
 struct tb_sessions {
   tb_shared base;
   cache client, server;
+  unsigned char revoked[REVOKED][ORIGIN_LEN]; /* under client.mu */
+  unsigned n_revoked, next_revoked;
 };
 
 static tb_ctx_slot store_slot = TB_CTX_SLOT("tlsbridge sessions");
@@ -191,6 +201,34 @@ static void cache_remove(cache *c, const unsigned char *key, size_t klen) {
   pthread_mutex_unlock(&c->mu);
 }
 
+static int origin_is(SSL_SESSION *s, const unsigned char *tok, size_t n) {
+  void *d = NULL;
+  size_t len = 0;
+  return SSL_SESSION_get0_ticket_appdata(s, &d, &len) && d && len == n && memcmp(d, tok, n) == 0;
+}
+
+/* Every entry descending from one full handshake goes: a walk, as
+ * invalidate() is rare and the cache keys by peer, not by origin. */
+static void cache_forget(cache *c, const unsigned char *tok, size_t n) {
+  entry *e, *newer;
+  pthread_mutex_lock(&c->mu);
+  for (e = c->oldest; e; e = newer) {
+    newer = e->newer;
+    if (origin_is(e->sess, tok, n))
+      drop(c, e);
+  }
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* client.mu held */
+static int revoked(const tb_sessions *st, SSL_SESSION *s) {
+  unsigned i;
+  for (i = 0; i < st->n_revoked; i++)
+    if (origin_is(s, st->revoked[i], ORIGIN_LEN))
+      return 1;
+  return 0;
+}
+
 static void store_destroy(tb_shared *b) {
   tb_sessions *s = (tb_sessions *)b;
   cache_destroy(&s->client);
@@ -231,7 +269,11 @@ static int new_session_cb(SSL *ssl, SSL_SESSION *sess) {
     return 0;
   ensure_origin(sess);
   if (e->flags & TB_F_CLIENT) {
-    if (e->peer_key[0])
+    int gone;
+    pthread_mutex_lock(&st->client.mu);
+    gone = st->n_revoked > 0 && revoked(st, sess);
+    pthread_mutex_unlock(&st->client.mu);
+    if (e->peer_key[0] && !gone)
       cache_put(&st->client, (const unsigned char *)e->peer_key, strlen(e->peer_key), sess);
     return 0;
   }
@@ -354,18 +396,68 @@ int tb_session_origin(SSL *ssl, const unsigned char **tok, size_t *len) {
   return 1;
 }
 
+int tb_sessions_forget(SSL_CTX *ctx, const unsigned char *origin, size_t len) {
+  tb_sessions *st = store_of(ctx);
+  if (!st)
+    return -1;
+  if (len != ORIGIN_LEN)
+    return 0; /* no token of ours: nothing cached can carry it */
+  pthread_mutex_lock(&st->client.mu);
+  memcpy(st->revoked[st->next_revoked], origin, ORIGIN_LEN);
+  st->next_revoked = (st->next_revoked + 1) % REVOKED;
+  if (st->n_revoked < REVOKED)
+    st->n_revoked++;
+  pthread_mutex_unlock(&st->client.mu);
+  cache_forget(&st->client, origin, len);
+  cache_forget(&st->server, origin, len);
+  return 0;
+}
+
+static int same_hash(const SSL_CIPHER *a, const SSL_CIPHER *b) {
+  const EVP_MD *x = SSL_CIPHER_get_handshake_digest(a), *y = SSL_CIPHER_get_handshake_digest(b);
+  return x && y && EVP_MD_get_type(x) == EVP_MD_get_type(y);
+}
+
+/* Whether this connection, as configured, may offer s (RFC 5246 7.4.1.2,
+ * RFC 8446 4.2.11): its version within the enabled range; in TLS 1.2 its
+ * very suite enabled, in TLS 1.3 an enabled suite with its hash (the PSK
+ * works with any of them). Otherwise an OpenSSL server aborts the
+ * handshake (illegal_parameter) instead of making a full one. */
+static int offerable(SSL *ssl, SSL_SESSION *s) {
+  int v = SSL_SESSION_get_protocol_version(s), lo = (int)SSL_get_min_proto_version(ssl),
+      hi = (int)SSL_get_max_proto_version(ssl), i;
+  const SSL_CIPHER *c = SSL_SESSION_get0_cipher(s);
+  STACK_OF(SSL_CIPHER) *enabled = SSL_get_ciphers(ssl);
+  if (!c || !enabled || (lo != 0 && v < lo) || (hi != 0 && v > hi))
+    return 0;
+  for (i = 0; i < sk_SSL_CIPHER_num(enabled); i++) {
+    const SSL_CIPHER *x = sk_SSL_CIPHER_value(enabled, i);
+    if (SSL_CIPHER_get_id(x) == SSL_CIPHER_get_id(c))
+      return 1;
+    if (v >= TLS1_3_VERSION && SSL_CIPHER_get_kx_nid(x) == NID_kx_any && same_hash(x, c))
+      return 1;
+  }
+  return 0;
+}
+
 int tb_engine_set_peer(tb_engine *e, const char *key) {
   tb_sessions *st = store_of(SSL_get_SSL_CTX(e->ssl));
   SSL_SESSION *s;
   size_t n = strlen(key);
-  if (n >= sizeof e->peer_key)
-    n = sizeof e->peer_key - 1;
-  memcpy(e->peer_key, key, n);
-  e->peer_key[n] = '\0';
+  int offered = 0;
+  /* a key cut short could name another identity's sessions: none then */
+  if (n >= sizeof e->peer_key) {
+    e->peer_key[0] = '\0';
+    return 0;
+  }
+  memcpy(e->peer_key, key, n + 1);
   s = st ? cache_get(&st->client, (const unsigned char *)e->peer_key, n) : NULL;
   if (!s)
     return 0;
-  SSL_set_session(e->ssl, s);
+  /* one that may not be offered stays (TLS 1.2) until this connection's
+   * full handshake files its own under the same key */
+  if (offerable(e->ssl, s))
+    offered = SSL_set_session(e->ssl, s) == 1;
   SSL_SESSION_free(s);
-  return 1;
+  return offered;
 }

@@ -17,6 +17,10 @@ int tb_client_cache_attach(SSL_CTX *ctx, size_t cap, long timeout);
 int tb_server_cache_limits(SSL_CTX *ctx, size_t cap, long timeout);
 /* The origin token of the connection's session: 1 and the bytes, or 0. */
 int tb_session_origin(SSL *ssl, const unsigned char **tok, size_t *len);
-/* Client: names the peer ("host:port") and offers its cached session, if any (returns 1). */
+/* Client, after the protocols and suites are set: names the peer (the
+ * cache key) and offers its cached session if this connection may (returns 1). */
 int tb_engine_set_peer(tb_engine *e, const char *key);
+/* SSLSession.invalidate(): no session from the full handshake with this
+ * origin token is offered or resumed again. 0, or -1 without a store. */
+int tb_sessions_forget(SSL_CTX *ctx, const unsigned char *origin, size_t len);
 #endif

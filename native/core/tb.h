@@ -111,7 +111,7 @@ typedef struct tb_engine {
   int client_speaks_first;           /* server: the caller reads the peer's data before writing its own */
   int hello_alert;                   /* fatal alert Java asked for, 0 to go on */
   struct tb_keymat *offered[4];      /* keys installed for this handshake (references held) */
-  char peer_key[272];                /* client: "host:port" for the session cache */
+  char peer_key[640];                /* client: the session cache's key (peer and identity), "" for none */
   int n_offered;
   tb_error err;
   tb_stats stats;
@@ -131,6 +131,7 @@ typedef struct tb_engine {
 #define TB_F_PHA         0x0200u /* TLS 1.3 post-handshake client auth in progress */
 #define TB_F_KEPT        0x0400u /* OpenSSL holds plaintext the last unwrap had no room for */
 #define TB_F_FIN_AT_UNWRAP 0x0800u /* TLS 1.2 server, last flight out or queued: FINISHED from the next unwrap */
+#define TB_F_POST_HS     0x1000u /* TLS 1.3 KeyUpdate queued (ours, or the answer to the peer's): FINISHED once out */
 
 typedef struct tb_result {
   size_t consumed, produced;
@@ -230,6 +231,9 @@ void tb_engine_fail_msg(tb_engine *e, int kind, const char *msg);
 TB_API int tb_engine_begin(tb_engine *e);
 TB_API int tb_engine_hs_status(tb_engine *e, int consume_finished);
 TB_API int tb_engine_request_pha(tb_engine *e, int need);
+/* key_update.c: a TLS 1.3 KeyUpdate of our own, written at once (request_peer:
+ * the peer must update its keys too). 0, or -1 with e->err set. */
+int tb_key_update(tb_engine *e, int request_peer);
 TB_API void tb_engine_set_verify_result(tb_engine *e, int ok, int x509_err);
 int tb_hs_step(tb_engine *e);
 

@@ -292,6 +292,16 @@ static void ctx_client_cache(JNIEnv *env, jclass c, jlong ctx, jint size, jint t
     tb_throw_kind(env, TB_ERR_MEMORY, "cannot configure the client session cache");
 }
 
+/* Peer bytes cross as bytes: the token is copied, never pinned. */
+static void ctx_forget_session(JNIEnv *env, jclass c, jlong ctx, jbyteArray origin) {
+  unsigned char tok[64];
+  jsize n = origin ? (*env)->GetArrayLength(env, origin) : 0;
+  if (n <= 0 || n > (jsize)sizeof tok)
+    return;
+  (*env)->GetByteArrayRegion(env, origin, 0, n, (jbyte *)tok);
+  tb_sessions_forget(tb_ptr(ctx), tok, (size_t)n);
+}
+
 const JNINativeMethod tb_session_methods[] = {
     TB_N("ctxShareSessions", "(JJ)V", ctx_share_sessions),
     TB_N("ctxTicketKeys", "(JLjava/lang/String;)V", ctx_ticket_keys),
@@ -304,5 +314,6 @@ const JNINativeMethod tb_session_methods[] = {
     TB_N("checkHost", "([BLjava/lang/String;Z)I", check_host),
     TB_N("setPeer", "(JLjava/lang/String;)Z", set_peer),
     TB_N("ctxClientCache", "(JII)V", ctx_client_cache),
+    TB_N("ctxForgetSession", "(J[B)V", ctx_forget_session),
 };
 const int tb_session_count = sizeof tb_session_methods / sizeof tb_session_methods[0];

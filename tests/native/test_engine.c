@@ -140,8 +140,17 @@ static void test_bad_input(void) {
   CHECK(r.status == TB_CLOSED);
   tb_pair_close(&p);
 
+  /* an SSLv2-format record is judged whole, as SunJSSE does: a part of it
+   * (or of its header) is BUFFER_UNDERFLOW, the whole of it refused */
   CHECK(tb_pair_open(&p, ctx, "ec") == 0);
-  CHECK(tb_engine_unwrap(p.server, sslv2, sizeof sslv2, out, sizeof out, &r) == -1);
+  CHECK(tb_engine_unwrap(p.server, sslv2, 4, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_UNDERFLOW && r.consumed == 0);
+  CHECK(tb_engine_unwrap(p.server, sslv2, sizeof sslv2, out, sizeof out, &r) == 0);
+  CHECK(r.status == TB_UNDERFLOW && r.consumed == 0);
+  memset(rec, 0, 48);
+  memcpy(rec, sslv2, sizeof sslv2);
+  CHECK(tb_engine_unwrap(p.server, rec, 48, out, sizeof out, &r) == -1);
+  CHECK(p.server->err.kind == TB_ERR_PROTOCOL);
   tb_pair_close(&p);
 
   CHECK(tb_pair_open(&p, ctx, "ec") == 0);
@@ -367,16 +376,23 @@ static void test_idle_in(void) {
   check_idle(p.server, &r);
   CHECK(tb_engine_unwrap(p.server, wire, n, out, sizeof out, &r) == 0);
   CHECK(r.status == TB_OK && r.produced == 100);
-  /* a KeyUpdate that asks for one back: OpenSSL answers it with the next
-   * write, so reading it leaves the engine idle */
+  /* a KeyUpdate that asks for one back: the answer is queued at once
+   * (NEED_WRAP, as SunJSSE says), leaves with the next wrap (FINISHED), and
+   * the engine is idle again */
   CHECK(SSL_key_update(p.client->ssl, SSL_KEY_UPDATE_REQUESTED) == 1);
   CHECK(SSL_do_handshake(p.client->ssl) == 1);
   CHECK(tb_engine_wrap(p.client, NULL, 0, wire, sizeof wire, &r) == 0);
   n = r.produced;
   CHECK(n > 0);
   CHECK(tb_engine_unwrap(p.server, wire, n, out, sizeof out, &r) == 0);
-  CHECK(r.consumed == n && r.hs == TB_HS_NOT);
+  CHECK(r.consumed == n && r.hs == TB_HS_NEED_WRAP && !r.idle_in);
+  CHECK(tb_engine_wrap(p.server, NULL, 0, wire, sizeof wire, &r) == 0);
+  CHECK(r.consumed == 0 && r.produced > 0 && r.hs == TB_HS_FINISHED);
   check_idle(p.server, &r);
+  n = r.produced;
+  CHECK(tb_engine_unwrap(p.client, wire, n, out, sizeof out, &r) == 0);
+  CHECK(r.consumed == n && r.hs == TB_HS_NOT);
+  check_idle(p.client, &r);
   /* queued output (our own KeyUpdate, then its answer): NEED_WRAP, not idle */
   CHECK(SSL_key_update(p.server->ssl, SSL_KEY_UPDATE_NOT_REQUESTED) == 1);
   CHECK(SSL_do_handshake(p.server->ssl) == 1);

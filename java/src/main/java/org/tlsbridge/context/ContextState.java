@@ -95,6 +95,13 @@ public final class ContextState {
             this.clientSessions = previous.clientSessions.rebind(clientLimits);
             this.serverSessions = previous.serverSessions.rebind(serverLimits);
         }
+        // invalidate(): the shared native store forgets the session's descendants
+        java.util.function.Consumer<byte[]> forget = origin -> {
+            Native.ctxForgetSession(c, origin);
+            Reference.reachabilityFence(this);
+        };
+        clientSessions.forgetter(forget);
+        serverSessions.forgetter(forget);
         serverSessions.ticketKeys(this::ticketKeys);
         Native.ctxClientCaNames(c, caNames(tm));
         if ("false".equalsIgnoreCase(System.getProperty("tlsbridge.sessionTickets", "true"))) {
@@ -204,7 +211,11 @@ public final class ContextState {
         }
         try {
             String[] p = Protocols.check(unquote(v).split("\\s*,\\s*"));
-            return p.length == 0 ? null : p;
+            if (!Protocols.anyUsable(p)) {
+                LOG.warning("ignoring " + property + "=" + v + ": names neither TLSv1.2 nor TLSv1.3");
+                return null;
+            }
+            return p;
         } catch (IllegalArgumentException e) {
             LOG.warning("ignoring " + property + "=" + v + ": " + e.getMessage());
             return null;

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Set;
 import org.tlsbridge.internal.NativeConstants;
 
-/** TLS 1.2 and 1.3 only; older names are known and quietly left disabled. */
+/** TLS 1.2 and 1.3 only; older names are known, kept when enabled, and never negotiated. */
 public final class Protocols {
     public static final String TLS12 = "TLSv1.2";
     public static final String TLS13 = "TLSv1.3";
@@ -21,9 +21,10 @@ public final class Protocols {
     }
 
     /**
-     * SunJSSE accepts the names of protocols it has disabled; so do we (they
-     * stay off), so that code written for it keeps working. Anything else is
-     * an IllegalArgumentException.
+     * SunJSSE accepts the names of protocols it has disabled and reports them
+     * as enabled, never negotiating them; so do we, so that code written for
+     * it keeps working (and a list of only those fails its handshake by name,
+     * see {@link #refusal}). Anything else is an IllegalArgumentException.
      */
     public static String[] check(String[] names) {
         if (names == null) {
@@ -34,15 +35,31 @@ public final class Protocols {
             if (n == null) {
                 throw new IllegalArgumentException("null protocol name");
             }
-            if (TLS12.equals(n) || TLS13.equals(n)) {
-                if (!out.contains(n)) {
-                    out.add(n);
-                }
-            } else if (!RETIRED.contains(n)) {
+            if (!TLS12.equals(n) && !TLS13.equals(n) && !RETIRED.contains(n)) {
                 throw new IllegalArgumentException("Unsupported protocol: " + n);
+            }
+            if (!out.contains(n)) {
+                out.add(n);
             }
         }
         return out.toArray(new String[0]);
+    }
+
+    /** Whether the list names TLS 1.2 or 1.3, the versions tlsbridge speaks. */
+    public static boolean anyUsable(String[] enabled) {
+        for (String p : enabled) {
+            if (TLS12.equals(p) || TLS13.equals(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The handshake failure of a list with neither TLS 1.2 nor 1.3 (SunJSSE: "No appropriate protocol"). */
+    public static String refusal(String[] enabled) {
+        return "No appropriate protocol: the enabled protocols " + List.of(enabled)
+                + (enabled.length == 0 ? "" : " are all disabled in tlsbridge")
+                + "; it speaks TLSv1.3 and TLSv1.2 (setEnabledProtocols)";
     }
 
     /** {min, max} versions; an empty set gives min > max so the handshake fails cleanly. */

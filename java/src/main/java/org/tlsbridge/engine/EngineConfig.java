@@ -307,14 +307,27 @@ public final class EngineConfig {
         return n == null ? Collections.emptyList() : List.of(n);
     }
 
+    /**
+     * The client cache's key: a session is offered only to the peer and identity it was made
+     * with (SunJSSE also requires the same server names and endpoint identification).
+     */
+    private String sessionKey(SNIHostName sni) {
+        return peerHost + ":" + peerPort + "\n" + (sni == null ? "" : sni.getAsciiName()) + "\n"
+                + (identification == null ? "" : identification.toUpperCase(java.util.Locale.ROOT));
+    }
+
     /** Pushes everything to a fresh native SSL, in as few crossings as possible. */
     public void apply(long ssl) throws javax.net.ssl.SSLException {
+        String[] enabled = protocols();
+        if (!Protocols.anyUsable(enabled)) {
+            throw new javax.net.ssl.SSLHandshakeException(Protocols.refusal(enabled));
+        }
         String[] chosen = suites();
         // the context's own lists (its defaults, or an integration's at init)
         // are inherited by the SSL: no list parse per connection
         boolean held = ctx.holdsSuites(chosen);
         CipherSuites.Lists lists = held ? ctx.heldLists() : ctx.suites().lists(chosen);
-        int[] range = Protocols.range(protocols(), lists.any12, lists.any13);
+        int[] range = Protocols.range(enabled, lists.any12, lists.any13);
         Native.configure(ssl, held || !lists.any12 ? null : lists.tls12, held ? null : lists.tls13,
                 range[0], range[1], clientMode ? AUTH_NONE : clientAuth, !clientMode && cipherOrder);
         if (clientMode) {
@@ -323,7 +336,7 @@ public final class EngineConfig {
                 Native.setServerName(ssl, sni.getEncoded()); // the bytes, as SunJSSE sends them
             }
             if (peerHost != null && peerPort > 0) {
-                Native.setPeer(ssl, peerHost + ":" + peerPort);
+                Native.setPeer(ssl, sessionKey(sni));
             }
         }
         int flags = (helloNeedsJava() ? NativeConstants.TB_EXT_HELLO_TASK : 0)

@@ -50,6 +50,8 @@ public final class Handshaker {
     private final SSLEngine engine;
     private final Socket socket;
     private final TlsBridgeSession session;
+    /** The handshake's FINISHED has been seen; later ones end post-handshake exchanges. Owner's lock. */
+    private boolean finished;
     private final List<KeyMaterial> offered = new ArrayList<>(); // no array until a key is offered (never on resumption)
     private volatile Throwable cause;
     volatile String alpn;
@@ -392,6 +394,16 @@ public final class Handshaker {
     /** Freezes the session once OpenSSL reports the handshake complete. Owner's lock held. */
     public TlsBridgeSession finish(long ssl) {
         TlsBridgeSession s = session;
+        if (finished) {
+            // a post-handshake exchange ended (a TLS 1.3 KeyUpdate, post-handshake client
+            // authentication): the session stays as its handshake made it (a TLS 1.3 client's
+            // SSL_SESSION is by now a ticket's, with another id); only a client certificate is new
+            if (s.peerCerts == null && new SessionFacts(ssl).peerCertificate()) {
+                s.peerCerts = peerChain(ssl);
+            }
+            return s;
+        }
+        finished = true;
         SessionFacts f = learn(ssl);
         s.id = f.id();
         long t = f.time();
@@ -400,6 +412,11 @@ public final class Handshaker {
         }
         s.resumed = f.reused();
         java.nio.ByteBuffer origin = f.origin();
+        if (origin != null) {
+            byte[] token = new byte[origin.remaining()];
+            origin.duplicate().get(token);
+            s.origin = token;
+        }
         SessionContextImpl sessions = (SessionContextImpl) s.getSessionContext();
         TlsBridgeSession first = s.resumed && origin != null ? sessions.origin(origin) : null;
         if (first != null) {
@@ -407,14 +424,7 @@ public final class Handshaker {
             s.localCerts = first.localCerts;
             s.creationTime = first.creationTime;
         } else if (s.peerCerts == null && f.peerCertificate()) {
-            byte[][] der = Native.peerChain(ssl);
-            if (der != null) {
-                try {
-                    s.peerCerts = certificates(der);
-                } catch (CertificateException e) {
-                    s.peerCerts = null;
-                }
-            }
+            s.peerCerts = peerChain(ssl);
         }
         if (first == null) {
             s.localCerts = localChain(ssl, f.localKey());
@@ -433,6 +443,18 @@ public final class Handshaker {
             sessions.add(s);
         }
         return s;
+    }
+
+    private static X509Certificate[] peerChain(long ssl) {
+        byte[][] der = Native.peerChain(ssl);
+        if (der == null) {
+            return null;
+        }
+        try {
+            return certificates(der);
+        } catch (CertificateException e) {
+            return null;
+        }
     }
 
     /** The chain we sent: the KeyManager's own certificates when OpenSSL used one we installed. */

@@ -87,14 +87,35 @@ public final class SessionContextImpl implements SSLSessionContext {
         t.load(path);
     }
 
+    private volatile java.util.function.Consumer<byte[]> nativeForget;
+
+    /** Where an invalidated session's origin token goes (the native caches of the latest init). */
+    public void forgetter(java.util.function.Consumer<byte[]> target) {
+        nativeForget = target;
+    }
+
     /** After a second init: limits now go to the new context's native handle. */
     public SessionContextImpl rebind(IntBinaryOperator limits) {
         nativeLimits = limits;
         return this;
     }
 
-    synchronized void remove(TlsBridgeSession s) {
-        sessions.remove(ByteBuffer.wrap(s.id), s);
+    /**
+     * SSLSession.invalidate(): neither this session nor any other from its full handshake
+     * (TLS 1.3 tickets, TLS 1.2 resumptions) is offered or resumed again, as in SunJSSE.
+     */
+    void remove(TlsBridgeSession s) {
+        byte[] origin = s.origin;
+        synchronized (this) {
+            sessions.remove(ByteBuffer.wrap(s.id), s);
+            if (origin != null) {
+                origins.remove(ByteBuffer.wrap(origin));
+            }
+        }
+        java.util.function.Consumer<byte[]> n = nativeForget;
+        if (origin != null && n != null) {
+            n.accept(origin);
+        }
     }
 
     boolean expired(TlsBridgeSession s) {

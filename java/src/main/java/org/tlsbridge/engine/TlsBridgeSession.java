@@ -48,6 +48,8 @@ public final class TlsBridgeSession extends ExtendedSSLSession {
     private volatile byte[] serverName;
     volatile List<byte[]> statusResponses = Collections.emptyList();
     volatile boolean resumed;
+    /** The token of the full handshake this session comes from (session_cache.c), or null. */
+    volatile byte[] origin;
     volatile String applicationProtocol;
     volatile String namedGroup;
     private final Map<String, Object> values = new HashMap<>();

@@ -139,10 +139,16 @@ public final class Native {
 
     public static native int checkHost(byte[] certDer, String host, boolean isIp);
 
-    /** Names the peer for the client session cache; true when a cached session will be offered. */
-    public static native boolean setPeer(long engine, String hostPort);
+    /**
+     * Names the peer for the client session cache (the key: peer and identity asked of it), after
+     * the protocols and suites are set; true when a cached session will be offered.
+     */
+    public static native boolean setPeer(long engine, String key);
 
     public static native void ctxClientCache(long ctx, int size, int timeoutSeconds);
+
+    /** SSLSession.invalidate(): sessions from the full handshake with this origin token are not offered or resumed. */
+    public static native void ctxForgetSession(long ctx, byte[] origin);
 
     // extensions (jni_extensions.c)
     /**

@@ -83,7 +83,17 @@ final class LayeredSslSocket extends BaseSslSocket {
     public void startHandshake() throws IOException {
         checkStartable();
         if (hsDone) {
-            engine.beginHandshake(); // TLS 1.3 KeyUpdate, as the native socket does
+            // TLS 1.3: a KeyUpdate, on the wire before this returns, as the native socket and SunJSSE do
+            writeLock.lock();
+            try {
+                engine.beginHandshake();
+                while (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP
+                        && wrapAndSend(EMPTY).bytesProduced() > 0) {
+                    // the KeyUpdate
+                }
+            } finally {
+                writeLock.unlock();
+            }
             return;
         }
         handshake();

@@ -88,11 +88,11 @@ class SecureDefaultsTest {
         SSLEngine e = Contexts.server(Contexts.TLSBRIDGE, "rsa").createSSLEngine();
         assertArrayEquals(new String[] {"TLSv1.3", "TLSv1.2"}, e.getSupportedProtocols());
         assertArrayEquals(new String[] {"TLSv1.3", "TLSv1.2"}, e.getEnabledProtocols());
-        // SunJSSE's rule: old names are accepted and stay off
+        // SunJSSE's rule: old names are accepted, kept and never negotiated (LegacyProtocolNamesTest)
         e.setEnabledProtocols(new String[] {"TLSv1", "TLSv1.1", "TLSv1.2"});
-        assertArrayEquals(new String[] {"TLSv1.2"}, e.getEnabledProtocols());
+        assertArrayEquals(new String[] {"TLSv1", "TLSv1.1", "TLSv1.2"}, e.getEnabledProtocols());
         e.setEnabledProtocols(new String[] {"SSLv3", "TLSv1.1"});
-        assertArrayEquals(new String[0], e.getEnabledProtocols());
+        assertArrayEquals(new String[] {"SSLv3", "TLSv1.1"}, e.getEnabledProtocols());
         assertThrows(IllegalArgumentException.class, () -> e.setEnabledProtocols(new String[] {"TLSv1.4"}));
     }
 

@@ -14,7 +14,7 @@ import org.tlsbridge.test.Processes;
 import org.tlsbridge.test.TestPki;
 
 /** OpenSSL's command-line peers: the system's, and the 3.5 build scripts/openssl caches. */
-final class OpensslPeers {
+public final class OpensslPeers {
     private static final TestPki PKI = TestPki.get();
 
     private OpensslPeers() {
@@ -26,7 +26,7 @@ final class OpensslPeers {
      * bundled flavour is built from the same cache, so it is there wherever
      * the build ran; when it is not, this fails loudly rather than skip.
      */
-    static String openssl35() throws Exception {
+    public static String openssl35() throws Exception {
         Path root = Path.of(System.getProperty("user.dir"));
         while (root != null && !Files.exists(root.resolve("scripts/lib/openssl.sh"))) {
             root = root.getParent();
