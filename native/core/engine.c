@@ -330,6 +330,7 @@ int tb_engine_unwrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *d
 
 static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap,
                       tb_result *r) {
+  int bare = 0; /* a read gave no plaintext: a post-handshake message, perhaps a KeyUpdate */
   /* Plaintext OpenSSL kept from an earlier record comes out first; only
    * the unwrap that filled its destination can have left any (KEPT). */
   while ((e->flags & TB_F_KEPT) && SSL_pending(e->ssl) > 0 && r->produced < dstcap) {
@@ -378,6 +379,7 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
       e->stats.app_in += (size_t)n;
     } else {
       int se = tb_ssl_error(e->ssl, n);
+      bare = 1;
       if (se == SSL_ERROR_ZERO_RETURN) {
         e->flags |= TB_F_PEER_CLOSED | TB_F_IN_DONE;
         tb_queue_close_notify(e);
@@ -414,8 +416,11 @@ static int unwrap_app(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *
   /* The peer's KeyUpdate asked for one back, which OpenSSL keeps for the
    * next SSL_write: it is queued now, so the caller sees NEED_WRAP, then
    * FINISHED from the wrap that sends it, as SunJSSE reports it. */
-  if (SSL_get_key_update_type(e->ssl) != SSL_KEY_UPDATE_NONE && !(e->flags & (TB_F_OUT_CLOSING | TB_F_FAILED)))
-    tb_key_update(e, 0);
+  if (bare && SSL_get_key_update_type(e->ssl) != SSL_KEY_UPDATE_NONE &&
+      !(e->flags & (TB_F_OUT_CLOSING | TB_F_FAILED)) && tb_key_update(e, 0) < 0) {
+    e->error_pending = 1; /* the answer could not be sent: this unwrap throws why */
+    return finish(e, r, TB_CLOSED);
+  }
   return finish(e, r, TB_OK);
 }
 

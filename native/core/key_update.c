@@ -26,7 +26,11 @@ int tb_key_update(tb_engine *e, int request_peer) {
   if (rc <= 0) {
     int se = tb_ssl_error(e->ssl, rc);
     if (se != SSL_ERROR_WANT_WRITE && se != SSL_ERROR_WANT_READ) {
+      /* the new key could not be taken (record sealing) or the write failed:
+       * nothing more may be sent, so the connection has failed; the caller
+       * reports it */
       tb_err_from_openssl(&e->err, TB_ERR_SSL, "cannot send the KeyUpdate");
+      e->flags |= (e->flags & TB_F_SOCKET) ? TB_F_FAILED : TB_F_FAILED | TB_F_IN_DONE | TB_F_OUT_CLOSING;
       return -1;
     }
     tb_err_reset();

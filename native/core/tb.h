@@ -237,7 +237,8 @@ TB_API int tb_engine_begin(tb_engine *e);
 TB_API int tb_engine_hs_status(tb_engine *e, int consume_finished);
 TB_API int tb_engine_request_pha(tb_engine *e, int need);
 /* key_update.c: a TLS 1.3 KeyUpdate of our own, written at once (request_peer:
- * the peer must update its keys too). 0, or -1 with e->err set. */
+ * the peer must update its keys too). 0, or -1 with e->err set; when the
+ * KeyUpdate could not be sent, the engine is also failed (TB_F_FAILED). */
 int tb_key_update(tb_engine *e, int request_peer);
 /* The byte limits per write key for AES-GCM and ChaCha20-Poly1305 suites
  * (jdk.tls.keyLimits; 0 for none), set before the handshake. */
