@@ -38,6 +38,7 @@ tb_engine *tb_engine_new(SSL_CTX *ctx, int client, tb_error *err) {
   SSL_set_read_ahead(e->ssl, 1);
   e->verify_result = -1;
   e->alpn_choice_len = -1;
+  e->key_left = UINT64_MAX;
   if (client) {
     e->flags |= TB_F_CLIENT;
     SSL_set_connect_state(e->ssl);
@@ -197,6 +198,14 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
     uint64_t t0;
     if (chunk > TB_MAX_PLAINTEXT)
       chunk = TB_MAX_PLAINTEXT;
+    if (chunk > e->key_left) {
+      chunk = tb_key_budget(e, chunk);
+      if (chunk == 0) {
+        if (e->flags & TB_F_FAILED)
+          return finish(e, r, TB_CLOSED);
+        break; /* the KeyUpdate is queued: it leaves before any byte under the new key */
+      }
+    }
     if (dstcap - e->io.out_pos < chunk + overhead) {
       if (r->consumed == 0 && e->io.out_pos == 0)
         return finish(e, r, TB_OVERFLOW);
@@ -215,6 +224,7 @@ int tb_engine_wrap(tb_engine *e, const uint8_t *src, size_t srclen, uint8_t *dst
       return finish(e, r, TB_CLOSED);
     }
     r->consumed += (size_t)n;
+    e->key_left -= (size_t)n;
     e->stats.app_out += (size_t)n;
     e->stats.records_out++;
     e->stats.bytes_out += e->io.out_pos - before;

@@ -85,6 +85,7 @@ static int hs_step(tb_engine *e) {
       e->flags |= TB_F_FIN_AT_UNWRAP;
     e->task = TB_TASK_NONE;
     give_session_id(e);
+    tb_key_limit_start(e);
     tb_trace_handshake(e);
     return 1;
   }

@@ -328,6 +328,10 @@ long tb_sock_read(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size_
     unpin(arg, p, ok);
     tb_io_clock_add(&e->stats.ns_read, t0);
     count_io(s, e);
+    /* the peer asked us to re-key: OpenSSL sends our KeyUpdate before the
+     * next byte of ours, so the new write key's count starts now */
+    if (SSL_get_key_update_type(e->ssl) != SSL_KEY_UPDATE_NONE)
+      e->key_left = e->key_limit;
     if (ok) {
       e->stats.app_in += n;
       e->stats.records_in++;
@@ -437,6 +441,15 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
      * call keeps the queue at one record, however long the write. */
     if (s->seal && chunk > SSL3_RT_MAX_PLAIN_LENGTH)
       chunk = SSL3_RT_MAX_PLAIN_LENGTH;
+    if (chunk > e->key_left) {
+      chunk = tb_key_budget(e, chunk);
+      if (chunk == 0) {
+        unpin(arg, p, 0);
+        *err = e->err;
+        unlock(s);
+        break;
+      }
+    }
     tb_err_reset_shared();
     errno = 0;
     t0 = tb_io_clock();
@@ -448,6 +461,7 @@ long tb_sock_write(tb_sock *s, tb_pin_fn pin, tb_unpin_fn unpin, void *arg, size
     tb_io_clock_add(&e->stats.ns_write, t0);
     count_io(s, e);
     if (ok) {
+      e->key_left -= n;
       e->stats.app_out += n;
       e->stats.records_out++;
       done += n;

@@ -113,6 +113,11 @@ typedef struct tb_engine {
   struct tb_keymat *offered[4];      /* keys installed for this handshake (references held) */
   char peer_key[640];                /* client: the session cache's key (peer and identity), "" for none */
   int n_offered;
+  /* Key limits (key_update.c): bytes of plaintext each write key may
+   * protect, per AEAD (0: none), the negotiated cipher's, and what the
+   * current write key may still protect (UINT64_MAX when unlimited), so a
+   * write costs one compare and one subtract. */
+  uint64_t key_limit_gcm, key_limit_chacha, key_limit, key_left;
   tb_error err;
   tb_stats stats;
   void *owner;                       /* the glue layer's handle on its peer object */
@@ -235,6 +240,16 @@ TB_API int tb_engine_request_pha(tb_engine *e, int need);
  * the peer must update its keys too). 0, or -1 with e->err set; when the
  * KeyUpdate could not be sent, the engine is also failed (TB_F_FAILED). */
 int tb_key_update(tb_engine *e, int request_peer);
+/* The byte limits per write key for AES-GCM and ChaCha20-Poly1305 suites
+ * (jdk.tls.keyLimits; 0 for none), set before the handshake. */
+TB_API void tb_key_limits(tb_engine *e, uint64_t aes_gcm, uint64_t chacha20);
+/* The handshake is done: the negotiated cipher's limit applies (TLS 1.3 only). */
+void tb_key_limit_start(tb_engine *e);
+/* A write of n bytes would take the key past its limit (n > e->key_left):
+ * re-keys first when the key is spent. How many bytes the next write may
+ * take (at most n), or 0 when the KeyUpdate failed (e->err says why) or
+ * waits in the engine's queue. */
+size_t tb_key_budget(tb_engine *e, size_t n);
 TB_API void tb_engine_set_verify_result(tb_engine *e, int ok, int x509_err);
 int tb_hs_step(tb_engine *e);
 

@@ -285,9 +285,10 @@ static int configure_ssl(void *target, const char *l12, const char *l13, tb_erro
 }
 
 static void configure(JNIEnv *env, jclass c, jlong h, jstring l12, jstring l13, jint minv, jint maxv,
-                      jint verify, jboolean server_pref) {
+                      jint verify, jboolean server_pref, jlong limit_gcm, jlong limit_chacha) {
   tb_engine *e = tb_ptr(h);
   struct versions v = {e->ssl, minv, maxv};
+  tb_key_limits(e, limit_gcm > 0 ? (uint64_t)limit_gcm : 0, limit_chacha > 0 ? (uint64_t)limit_chacha : 0);
   if (tb_with_lists(env, l12, l13, configure_ssl, &v) != 0)
     return;
   if (!(e->flags & TB_F_CLIENT)) {
@@ -378,7 +379,7 @@ const JNINativeMethod tb_engine_methods[] = {
     TB_N("taskDone", "(J)I", task_done),
     TB_N("verifyResult", "(JZI)V", verify_result),
     TB_N("pendingChain", "(J)[[B", pending_chain),
-    TB_N("configure", "(JLjava/lang/String;Ljava/lang/String;IIIZ)V", configure),
+    TB_N("configure", "(JLjava/lang/String;Ljava/lang/String;IIIZJJ)V", configure),
     TB_N("ownCiphers", "(J)Z", own_ciphers),
     TB_N("useKey", "(JJ)V", use_key),
     TB_N("setServerName", "(J[B)V", set_host),

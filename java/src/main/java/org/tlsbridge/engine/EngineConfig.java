@@ -329,7 +329,8 @@ public final class EngineConfig {
         CipherSuites.Lists lists = held ? ctx.heldLists() : ctx.suites().lists(chosen);
         int[] range = Protocols.range(enabled, lists.any12, lists.any13);
         Native.configure(ssl, held || !lists.any12 ? null : lists.tls12, held ? null : lists.tls13,
-                range[0], range[1], clientMode ? AUTH_NONE : clientAuth, !clientMode && cipherOrder);
+                range[0], range[1], clientMode ? AUTH_NONE : clientAuth, !clientMode && cipherOrder,
+                KeyLimits.AES_GCM, KeyLimits.CHACHA20);
         if (clientMode) {
             SNIHostName sni = sniName();
             if (sni != null) {

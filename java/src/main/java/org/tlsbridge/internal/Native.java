@@ -94,8 +94,10 @@ public final class Native {
 
     public static native byte[][] pendingChain(long engine);
 
+    /** keyLimitGcm/keyLimitChaCha: bytes per TLS 1.3 write key before a KeyUpdate, 0 for none. */
     public static native void configure(long engine, String ciphers12, String ciphers13, int minVersion,
-            int maxVersion, int clientAuth, boolean serverPreference) throws javax.net.ssl.SSLException;
+            int maxVersion, int clientAuth, boolean serverPreference, long keyLimitGcm, long keyLimitChaCha)
+            throws javax.net.ssl.SSLException;
 
     /** Whether the engine holds a suite list of its own rather than its context's. */
     public static native boolean ownCiphers(long engine);

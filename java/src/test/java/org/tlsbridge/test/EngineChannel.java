@@ -133,6 +133,15 @@ public final class EngineChannel implements AutoCloseable {
         return out.toByteArray();
     }
 
+    /** Sends close_notify and keeps the channel open to read what the peer still sends. */
+    public void closeOutbound() throws IOException {
+        engine.closeOutbound();
+        while (!engine.isOutboundDone()) {
+            engine.wrap(empty, netOut);
+            flush();
+        }
+    }
+
     /** Reads until the peer closes. */
     public byte[] readAll() throws IOException {
         return read(Integer.MAX_VALUE);
