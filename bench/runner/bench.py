@@ -464,7 +464,13 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
                 r, cmd = measure.one(h, mode, size, o.duration, o, work, g.suite)
             r["rep"] = rep + 1
             cells[h]["reps"].append(r)
-            results["commands"]["clients"][f"{mode} {g.suite.key}"] = cmd
+            if h.client_env:
+                # a server that cannot pin the suite: its clients' own pin
+                # (variants.client_tls13_pin) is part of the command
+                results["commands"]["clients"][f"{mode} {g.suite.key} {h.variant.name}"] = \
+                    [f"{k}={v}" for k, v in h.client_env.items()] + list(cmd)
+            else:
+                results["commands"]["clients"][f"{mode} {g.suite.key}"] = cmd
             log_rep(mode, size, h.variant.name, f"rep {rep + 1}", r)
             # probed passes in the last rounds, each right after a plain
             # repetition of the same variant: the pair gives the probe's tax
