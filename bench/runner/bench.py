@@ -78,7 +78,7 @@ def begin(phase, est_s):
 
 def parse(argv):
     ap = argparse.ArgumentParser(prog="scripts/bench", description=__doc__)
-    ap.add_argument("--full", action="store_true", help="the long run (65-90 min on 2 cores; needs a quiet "
+    ap.add_argument("--full", action="store_true", help="the long run (65-95 min on 2 cores; needs a quiet "
                     "machine): every size and suite, 3 repetitions, converging warm-ups, 7 pairs per target, the "
                     "cluster, post-quantum and syscall cells")
     ap.add_argument("--quick", action="store_true", help="the quick run (the default, about 5 min): one size, one "
@@ -464,7 +464,13 @@ def run_cell(results, handles, g, mode, size, o, work, probe_bin):
                 r, cmd = measure.one(h, mode, size, o.duration, o, work, g.suite)
             r["rep"] = rep + 1
             cells[h]["reps"].append(r)
-            results["commands"]["clients"][f"{mode} {g.suite.key}"] = cmd
+            if h.client_env:
+                # a server that cannot pin the suite: its clients' own pin
+                # (variants.client_tls13_pin) is part of the command
+                results["commands"]["clients"][f"{mode} {g.suite.key} {h.variant.name}"] = \
+                    [f"{k}={v}" for k, v in h.client_env.items()] + list(cmd)
+            else:
+                results["commands"]["clients"][f"{mode} {g.suite.key}"] = cmd
             log_rep(mode, size, h.variant.name, f"rep {rep + 1}", r)
             # probed passes in the last rounds, each right after a plain
             # repetition of the same variant: the pair gives the probe's tax

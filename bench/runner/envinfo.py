@@ -24,6 +24,12 @@ def _first(cmd, pat=None):
     return s.splitlines()[0]
 
 
+def _jar_version(cp, artifact):
+    """The version of a jar on a Maven class path (~/.m2/.../<artifact>-<version>[-<classifier>].jar)."""
+    m = re.search(r"/" + re.escape(artifact) + r"/([^/]+)/" + re.escape(artifact) + r"-", cp or "")
+    return m.group(1) if m else None
+
+
 def collect(ctx, tomcat_version):
     cpu = None
     try:
@@ -46,6 +52,9 @@ def collect(ctx, tomcat_version):
         "jss": dpkg("libjss-java"),
         "nss": dpkg("libnss3"),
         "jmh": "1.37",
+        # the peers of bench/server's pom (tomcat-conscrypt, tomcat-sunjsse-accp)
+        "conscrypt": _jar_version(ctx.server_cp, "conscrypt-openjdk-uber"),
+        "accp": _jar_version(ctx.server_cp, "AmazonCorrettoCryptoProvider"),
         "perf": _first(["perf", "--version"], r"perf version (\S+)"),
         "kernel": platform.release(),
         "cpu": cpu,

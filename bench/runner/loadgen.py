@@ -39,10 +39,10 @@ def _write(path, text):
     return path
 
 
-def wrk(workdir, url, seconds, connections, close=False, timeout_s=10):
+def wrk(workdir, url, seconds, connections, close=False, timeout_s=10, env=None):
     """Keep-alive load with one wrk thread pinned to the client CPU. With
     close=True every request carries Connection: close, so wrk reconnects and
-    resumes its TLS session."""
+    resumes its TLS session. env: more environment (a client-side suite pin)."""
     lua = _write(os.path.join(workdir, "report.lua"), WRK_LUA)
     seconds = max(1, int(round(seconds)))  # wrk takes whole seconds
     cmd = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", f"--timeout={timeout_s}s", "-s", lua]
@@ -50,7 +50,7 @@ def wrk(workdir, url, seconds, connections, close=False, timeout_s=10):
         cmd += ["-H", "Connection: close"]
     cmd.append(url)
     cmd = procs.pinned(procs.CLIENT_CPU, cmd)
-    run = procs.ClientRun(cmd, timeout=seconds + timeout_s + 30)
+    run = procs.ClientRun(cmd, timeout=seconds + timeout_s + 30, env=env)
     line = next((ln for ln in run.out.splitlines() if ln.startswith("{\"requests\"")), None)
     if run.rc != 0 or line is None:
         return Result(0, run.wall, {"client_failed": 1}, client_cpu=run.cpu,
@@ -74,7 +74,7 @@ def siege_rc(workdir, ciphers=None):
     return _write(os.path.join(workdir, "siegerc"), "\n".join(lines) + "\n")
 
 
-def siege(workdir, url, seconds, concurrency, ciphers=None, rate=None, attempts=2):
+def siege(workdir, url, seconds, concurrency, ciphers=None, rate=None, attempts=2, env=None):
     """About `seconds` of new connections, as a number of repetitions per
     siege user (-r) rather than siege's timer (-t): when siege 4.0.7's timer
     fires it cancels its users wherever they are, and one cancelled inside
@@ -87,13 +87,14 @@ def siege(workdir, url, seconds, concurrency, ciphers=None, rate=None, attempts=
     once more; a second hang is an error."""
     seconds = max(1.0, float(seconds))
     if not rate:
-        first = _siege_attempts(workdir, url, 1, concurrency, ciphers, 1.0, attempts)
+        first = _siege_attempts(workdir, url, 1, concurrency, ciphers, 1.0, attempts, env)
         if not first.requests or first.wall >= seconds * 0.8:
             return first
         rest = _siege_attempts(workdir, url, _reps(first.rate, seconds - first.wall, concurrency), concurrency,
-                               ciphers, seconds - first.wall, attempts)
+                               ciphers, seconds - first.wall, attempts, env)
         return _sum(first, rest)
-    return _siege_attempts(workdir, url, _reps(rate, seconds, concurrency), concurrency, ciphers, seconds, attempts)
+    return _siege_attempts(workdir, url, _reps(rate, seconds, concurrency), concurrency, ciphers, seconds, attempts,
+                           env)
 
 
 def _reps(rate, seconds, concurrency):
@@ -113,22 +114,22 @@ def _sum(a, b):
     return r
 
 
-def _siege_attempts(workdir, url, reps, concurrency, ciphers, seconds, attempts):
+def _siege_attempts(workdir, url, reps, concurrency, ciphers, seconds, attempts, env=None):
     r = None
     for attempt in range(attempts):
-        r = _siege_once(workdir, url, reps, concurrency, ciphers, seconds)
+        r = _siege_once(workdir, url, reps, concurrency, ciphers, seconds, env)
         if not (r.errors.get("client_failed") and isinstance(r.raw, str) and r.raw.startswith("siege hung")):
             break
     return r
 
 
-def _siege_once(workdir, url, reps, concurrency, ciphers, seconds):
+def _siege_once(workdir, url, reps, concurrency, ciphers, seconds, env=None):
     rc = siege_rc(workdir, ciphers)
     cmd = procs.pinned(procs.CLIENT_CPU, ["siege", "-R", rc, "-b", "-j", f"-c{concurrency}", f"-r{reps}", url])
     # a server slower than the rate said (or a cold one) stretches the run:
     # the grace is generous, a hang is what it catches
     grace = 3 * seconds + 10
-    run = procs.ClientRun(cmd, timeout=grace)
+    run = procs.ClientRun(cmd, timeout=grace, env=env)
     text = run.out
     start = text.find("{")
     try:

@@ -17,13 +17,15 @@ def client_for(mode):
 
 def drive(handle, mode, size, seconds, opts, workdir, suite):
     url = f"{handle.url_base}/{size}"
+    env = handle.client_env
     if mode == "keepalive":
-        return loadgen.wrk(workdir, url, seconds, opts.connections)
+        return loadgen.wrk(workdir, url, seconds, opts.connections, env=env)
     if mode == "resumed":
-        return loadgen.wrk(workdir, url, seconds, opts.connections, close=True)
+        return loadgen.wrk(workdir, url, seconds, opts.connections, close=True, env=env)
     ciphers = suite.openssl if suite.protocol == "TLSv1.2" else None
     # the rate this server last sustained sizes the next run (loadgen.siege)
-    r = loadgen.siege(workdir, url, seconds, opts.concurrency, ciphers, rate=getattr(handle, "siege_rate", None))
+    r = loadgen.siege(workdir, url, seconds, opts.concurrency, ciphers, rate=getattr(handle, "siege_rate", None),
+                      env=env)
     if getattr(r, "rate", None):
         handle.siege_rate = r.rate
     return r

@@ -13,8 +13,9 @@ class Group:
     """One server configuration (suite + certificate) and the cells measured
     on it: (mode, size) pairs."""
 
-    def __init__(self, suite, cells, tls=True, all_variants=True):
+    def __init__(self, suite, cells, tls=True, all_variants=True, quick=False):
         self.suite = suite
+        self.quick = quick  # the quick run's group (variants.serves narrows the peers)
         self.cells = cells
         self.tls = tls
         # secondary suites of the full run: only variants.CORE
@@ -65,7 +66,7 @@ def build(opts):
                 cells += [(mode, n) for n in ns]
         if cells:
             groups.append(Group(suites.BY_KEY[k], cells,
-                                all_variants=quick or bool(opts.suites) or k == PRIMARY))
+                                all_variants=quick or bool(opts.suites) or k == PRIMARY, quick=quick))
     # the plain-HTTP floors: every (mode, size) any TLS group measures; first,
     # so that a TLS tax (targets.TAX) is judged while its TLS servers still
     # run and a missed one gets its profile

@@ -181,10 +181,11 @@ class Proc:
 class ClientRun:
     """A load generator run whose CPU time is taken from wait4()."""
 
-    def __init__(self, cmd, timeout):
+    def __init__(self, cmd, timeout, env=None):
         self.cmd = cmd
         t0 = time.monotonic()
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                             env=dict(os.environ, **env) if env else None)
         out_chunks, err_chunks = [], []
 
         def pump(stream, acc):

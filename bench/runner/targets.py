@@ -299,7 +299,8 @@ def item1(r):
 ITEM1_RULE = ("A cell passes at 1.00x or below: on the median of its pairs where it was paired (NOISY when the pairs "
               "fall on both sides of 1.00x), else on the ratio of the two medians. Judged: tlsbridge in Tomcat (heap, "
               "direct buffers, JDK 25) and its bare socket server against SunJSSE in the same server; the Spring "
-              "Boot, nginx, Tomcat OpenSSL engine and Mozilla JSS figures of the conclusion are shown, not judged.")
+              "Boot, nginx, Tomcat OpenSSL engine, Mozilla JSS, Conscrypt and SunJSSE-over-ACCP figures of the "
+              "conclusion are shown, not judged.")
 
 
 def item1_summary(lines):

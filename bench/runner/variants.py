@@ -9,6 +9,7 @@ import subprocess
 
 import procs
 import verify
+from rules import PRIMARY
 
 # The same flags for every Java server (JDK 25 adds only what it needs to
 # allow native access without warnings).
@@ -62,6 +63,9 @@ class Ctx:
 
 class Handle:
     """A running server."""
+    # extra environment of the load generators that drive it (a client-side
+    # suite pin, client_tls13_pin), or None
+    client_env = None
 
     def __init__(self, variant, proc, port, tls, cmd):
         self.variant = variant
@@ -116,12 +120,15 @@ class Variant:
 # ---------------------------------------------------------------- Tomcat
 class TomcatHandle(Handle):
     tls_library = None  # tlsbridge servers: {"openssl", "library", "flavour"} as /_stats last said
+    peer_provider = None  # the peers' proof of the provider that serves (BenchServer's PeerProviders)
 
     def snapshot(self):
         try:
             j = verify.fetch_https_json(self.port, "/_stats", tls=self.tls)
             if j.get("tls_library"):
                 self.tls_library = dict(j["tls_library"], flavour=flavour_of(j["tls_library"].get("library")))
+            if j.get("peer_provider"):
+                self.peer_provider = j["peer_provider"]
             return j["negotiated"]
         except (OSError, ValueError, KeyError) as e:
             return {"error": str(e)}
@@ -133,6 +140,13 @@ class TomcatHandle(Handle):
             v["error"] = (before or {}).get("error") or after.get("error")
             return v
         v = verify.judge(verify.diff_counts(before or {}, after), suite, "server (Tomcat /_stats)")
+        if self.variant.peer:
+            v["provider"] = self.peer_provider
+            if not self.peer_provider:
+                v["ok"] = False
+                v["error"] = f"the server did not say that {self.variant.provider} serves it"
+        if self.client_env:
+            v["client_pin"] = "the load generator's OpenSSL offers only " + suite.openssl
         if self.tls_library:
             # the cell's proof of the OpenSSL that served it, asked of the
             # server at the end of the cell
@@ -158,9 +172,13 @@ class Tomcat(Variant):
     server = "Tomcat NIO"
 
     def __init__(self, name, impl, provider, jdk="17", direct=False, tls=True, note="", in_quick=True, jvm_extra=(),
-                 flavour=None):
+                 flavour=None, peer=False, pins_tls13=True):
         super().__init__(name, note)
         self.impl, self.provider, self.jdk, self.direct, self.tls = impl, provider, jdk, direct, tls
+        # peer: another project's provider (PEERS), proven by the server;
+        # pins_tls13=False: the server cannot be given a TLS 1.3 suite list,
+        # so the load generator offers only the cell's suite instead
+        self.peer, self.pins_tls13 = peer, pins_tls13
         self.in_quick = in_quick
         self.jvm_extra = list(jvm_extra)
         # the OpenSSL flavour asked for (tlsbridge variants); the one loaded
@@ -202,11 +220,15 @@ class Tomcat(Variant):
         extra_args: more BenchServer options (the PQ cells' --groups)."""
         cp = self.classpath(ctx)
         args = ["--impl", self.impl, "--port", "0"] + list(extra_args)
+        client_env = None
         if self.tls:
             args += ["--cert", os.path.join(ctx.pki, f"{suite.cert}.crt"),
                      "--key", os.path.join(ctx.pki, f"{suite.cert}.pk8.pem"),
-                     "--protocols", suite.protocol, "--ciphers", suite.openssl,
-                     "--direct", "true" if self.direct else "false"]
+                     "--protocols", suite.protocol, "--direct", "true" if self.direct else "false"]
+            if self.pins_tls13 or suite.protocol != "TLSv1.3":
+                args += ["--ciphers", suite.openssl]
+            else:
+                client_env = client_tls13_pin(ctx, suite)
         cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + self.jvm_extra + list(jvm_extra) +
                            ["-cp", cp, self.main] + args)
         p = procs.Proc(cmd, ctx.log(tag or f"{self.name}-{suite.key}"))
@@ -216,7 +238,22 @@ class Tomcat(Variant):
             p.stop()
             raise StartError(line or ("no listening line; output: " + out[-1500:]))
         port = int(line.split()[1])
-        return TomcatHandle(self, p, port, self.tls, cmd)
+        h = TomcatHandle(self, p, port, self.tls, cmd)
+        h.client_env = client_env
+        return h
+
+
+def client_tls13_pin(ctx, suite):
+    """wrk and siege cannot be told a TLS 1.3 suite, but their OpenSSL reads
+    its configuration file at start: one offering only the cell's suite
+    makes a server on its defaults negotiate what the others are pinned to
+    (the server still says what it negotiated)."""
+    path = os.path.join(ctx.workdir, f"openssl-client-{suite.key}.cnf")
+    with open(path, "w") as f:
+        f.write("openssl_conf = tb_client\n[tb_client]\nssl_conf = tb_ssl\n[tb_ssl]\n"
+                "system_default = tb_system\n[tb_system]\n"
+                f"MinProtocol = TLSv1.3\nCiphersuites = {suite.openssl}\n")
+    return {"OPENSSL_CONF": path}
 
 
 class SpringBootTomcat(Tomcat):
@@ -530,6 +567,13 @@ def all_variants():
                note="TlsBridgeImplementation, socket.directSslBuffer=true"),
         Tomcat("tomcat-tlsbridge-jsse", "tlsbridge-jsse", "TLSBridge", in_quick=False,
                note="Tomcat's JSSEImplementation with TLSBridge as the first provider (heap buffers)"),
+        Tomcat("tomcat-conscrypt", "conscrypt", "Conscrypt", peer=True, pins_tls13=False,
+               note="Conscrypt 2.5.2 (BoringSSL) as the first provider under Tomcat's JSSEImplementation; it refuses "
+                    "a TLS 1.3 suite list through Tomcat, so it runs on its defaults and the load generator offers "
+                    "only the cell's suite"),
+        Tomcat("tomcat-sunjsse-accp", "jsse-accp", "SunJSSE + ACCP", peer=True,
+               note="SunJSSE with Amazon Corretto Crypto Provider 2.4.1 (AWS-LC) as the first provider: its AES-GCM, "
+                    "HMAC, digests, ECDH and RSA signatures; X25519 stays on SunEC (ACCP 2.4.1 has none)"),
         Tomcat("tomcat-openssl-ffm", "openssl-ffm", "OpenSSL (Tomcat FFM)", jdk="25",
                note="Tomcat's own OpenSSL engine over FFM; runs on Temurin 25"),
         Tomcat("tomcat-sunjsse-25", "jsse", "SunJSSE", jdk="25", in_quick=False, note="same-JVM comparison for tomcat-openssl-ffm"),
@@ -558,6 +602,15 @@ CORE = {"tomcat-sunjsse", "tomcat-tlsbridge", "tomcat-tlsbridge-direct", "nginx"
 OPT_IN = {"tomcat-tlsbridge-jsse"}
 
 
+# What a Java team would pick instead of tlsbridge: the primary suite's
+# cells only, keep-alive up to 64 KiB (the 1 MiB cell's warm-ups would add
+# minutes to the full run for a size dominated by the bulk cipher), and
+# keep-alive and new connection in the quick run.
+PEERS = {"tomcat-conscrypt", "tomcat-sunjsse-accp"}
+PEER_QUICK_MODES = ("keepalive", "newconn")
+PEER_MAX_SIZE = 65536
+
+
 def default(all_, quick):
     """The variants a run without --variants measures."""
     return [v for v in all_ if (v.in_quick if quick else v.name not in OPT_IN)]
@@ -583,6 +636,9 @@ def serves(v, mode, size, group):
         return False
     if v.name in FLAVOUR_ONLY:
         return flavour_cell(mode, size, group)
+    if v.name in PEERS:
+        return (group.suite.key == PRIMARY and (mode != "keepalive" or size <= PEER_MAX_SIZE)
+                and (not group.quick or mode in PEER_QUICK_MODES))
     return group.all_variants or v.name in CORE or (v.name in FLAVOUR_TOO and flavour_cell(mode, size, group))
 
 

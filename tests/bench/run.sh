@@ -102,6 +102,16 @@ have = {(c["variant"], c["mode"]) for c in cells}
 for v, m in (("tomcat-sunjsse", "keepalive"), ("tomcat-sunjsse", "newconn"), ("nginx", "keepalive"),
              ("tomcat-plain", "keepalive"), ("nginx-plain", "newconn")):
     check(f"cell {v}/{m} present", (v, m) in have)
+# what users would pick instead: present, and served by the provider named
+for v in ("tomcat-conscrypt", "tomcat-sunjsse-accp"):
+    for m in ("keepalive", "newconn"):
+        check(f"cell {v}/{m} present", (v, m) in have)
+proof = {c["variant"]: (rp.get("verified") or {}).get("provider") for c in cells
+         if c["variant"] in ("tomcat-conscrypt", "tomcat-sunjsse-accp") for rp in c["reps"]}
+check("the Conscrypt and ACCP cells carry their server's proof of the provider that served them",
+      proof.get("tomcat-conscrypt", {}).get("sslcontext") == "Conscrypt"
+      and (proof.get("tomcat-sunjsse-accp") or {}).get("served_by", {}).get("Cipher AES/GCM/NoPadding")
+      == "AmazonCorrettoCryptoProvider", str(proof)[:300])
 tb = {c["variant"] for c in cells if c["provider"] == "TLSBridge"}
 check("at least one tlsbridge variant measured", bool(tb), "none")
 # the OpenSSL each tlsbridge Tomcat cell ran on, as its server reported it

@@ -21,7 +21,7 @@ import org.apache.tomcat.util.net.SSLHostConfigCertificate;
  * same server code.
  *
  * <pre>
- * BenchServer --impl jsse|tlsbridge|tlsbridge-jsse|openssl-ffm|plain
+ * BenchServer --impl jsse|tlsbridge|tlsbridge-jsse|openssl-ffm|conscrypt|jsse-accp|plain
  *             [--port 0] [--cert PEM --key PEM] [--protocols TLSv1.3]
  *             [--ciphers SUITES] [--direct true|false] [--groups X25519MLKEM768,...]
  * </pre>
@@ -57,6 +57,18 @@ public final class BenchServer {
             // provider, so the first provider serves it.
             Provider p = (Provider) Class.forName("org.tlsbridge.TlsBridgeProvider").getConstructor().newInstance();
             Security.insertProviderAt(p, 1);
+        }
+        String peer = null;
+        try {
+            if (impl.equals("conscrypt")) {
+                peer = PeerProviders.conscrypt();
+            } else if (impl.equals("jsse-accp")) {
+                peer = PeerProviders.accp();
+            }
+        } catch (Exception | LinkageError e) {
+            System.out.println("BENCH-FAILED " + impl + ": " + e);
+            System.out.flush();
+            System.exit(2);
         }
 
         Path base = Files.createTempDirectory("tb-bench-tomcat");
@@ -103,6 +115,10 @@ public final class BenchServer {
         tomcat.setConnector(c);
 
         Negotiated stats = new Negotiated();
+        if (peer != null) {
+            stats.peerProvider(peer);
+            System.out.println("BENCH-PROVIDER " + peer);
+        }
         Context ctx = tomcat.addContext("", null);
         Tomcat.addServlet(ctx, "bytes", new BytesServlet(stats));
         ctx.addServletMappingDecoded("/", "bytes");
@@ -135,6 +151,8 @@ public final class BenchServer {
                 return null;
             case "jsse":
             case "tlsbridge-jsse":
+            case "conscrypt":
+            case "jsse-accp":
                 return JSSE;
             case "tlsbridge":
                 return TLSBRIDGE;

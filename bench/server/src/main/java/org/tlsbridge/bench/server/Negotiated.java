@@ -63,9 +63,19 @@ final class Negotiated {
         return tlsLibrary;
     }
 
+    private volatile String peerProvider;
+
+    /** The peer providers' proof that they serve this process (PeerProviders), as JSON. */
+    void peerProvider(String json) {
+        peerProvider = json;
+    }
+
     String json() {
         StringBuilder sb = new StringBuilder(128);
         sb.append("{\"requests\":").append(requests.sum());
+        if (peerProvider != null) {
+            sb.append(",\"peer_provider\":").append(peerProvider);
+        }
         if (tlsLibrary != null) {
             sb.append(",\"tls_library\":").append(tlsLibrary);
         }
