@@ -19,7 +19,8 @@ COUNTERPART = {"tomcat-sunjsse": "tomcat-tlsbridge", "tomcat-openssl-ffm": "tomc
                "nginx": "tomcat-tlsbridge", "tomcat-sunjsse-25": "tomcat-tlsbridge-25",
                "springboot-sunjsse": "springboot-tlsbridge", "bss-sunjsse": "bss-tlsbridge",
                "jss-legacy": "bss-tlsbridge", "tomcat-conscrypt": "tomcat-tlsbridge",
-               "tomcat-sunjsse-accp": "tomcat-tlsbridge"}
+               "tomcat-sunjsse-accp": "tomcat-tlsbridge", "bss-sunjsse-vt": "bss-tlsbridge-vt",
+               "bss-tlsbridge-25": "bss-tlsbridge-vt"}
 # the JDK 25 comparison falls back to the JDK 17 server when the run has
 # no tlsbridge on 25 (the quick run)
 FALLBACK = {"tomcat-tlsbridge-25": "tomcat-tlsbridge"}
@@ -28,14 +29,17 @@ NAMES = {"tomcat-sunjsse": "SunJSSE in Tomcat", "tomcat-openssl-ffm": "Tomcat's 
          "bss-sunjsse": "SunJSSE's socket server", "jss-legacy": "Mozilla JSS's socket server",
          "tomcat-tlsbridge": "tlsbridge in Tomcat", "tomcat-tlsbridge-25": "tlsbridge in Tomcat on JDK 25",
          "springboot-tlsbridge": "tlsbridge in Spring Boot", "bss-tlsbridge": "tlsbridge's bare socket server",
-         "tomcat-conscrypt": "Conscrypt in Tomcat", "tomcat-sunjsse-accp": "SunJSSE over ACCP in Tomcat"}
+         "tomcat-conscrypt": "Conscrypt in Tomcat", "tomcat-sunjsse-accp": "SunJSSE over ACCP in Tomcat",
+         "bss-sunjsse-vt": "SunJSSE's socket server on virtual threads",
+         "bss-tlsbridge-vt": "tlsbridge's bare socket server on virtual threads",
+         "bss-tlsbridge-25": "the same on platform threads"}
 CONTENDED = 0.1
 # the variant names the tables and charts print, in plain words (the legend)
 GLOSSARY = [("tomcat-tlsbridge", "tlsbridge in Tomcat (`-direct`: direct buffers, `-25`: on JDK 25, `-system`: "
                                  "system OpenSSL)"),
             ("tomcat-sunjsse", "SunJSSE in Tomcat (`-accp`: over Amazon's ACCP)"),
-            ("tomcat-conscrypt", "Google's Conscrypt"), ("tomcat-openssl-ffm", "Tomcat's OpenSSL engine"),
-            ("springboot-…", "Spring Boot"), ("bss-…", "a bare socket server, no framework"),
+            ("tomcat-conscrypt", "Conscrypt"), ("tomcat-openssl-ffm", "Tomcat's OpenSSL engine"),
+            ("springboot-…", "Spring Boot"), ("bss-…", "a bare socket server (`-vt`: virtual threads)"),
             ("jss-legacy", "the same on Mozilla JSS"), ("…-plain", "no TLS")]
 
 

@@ -486,11 +486,16 @@ class BenchmarkSSLSocket(Variant):
     modes = ("keepalive", "newconn")
     sizes = (1024,)  # the body size is fixed when the server starts
 
-    def __init__(self, name, impl, provider, note=""):
+    def __init__(self, name, impl, provider, note="", jdk="17", virtual=False):
         super().__init__(name, note)
-        self.impl, self.provider = impl, provider
+        self.impl, self.provider, self.jdk, self.virtual = impl, provider, jdk, virtual
+        # the virtual-thread cells and their platform-thread baseline on the
+        # same JDK are full-run cells: the quick run keeps its 5 minutes
+        self.in_quick = jdk == "17" and not virtual
 
     def available(self, ctx):
+        if not ctx.java.get(self.jdk):
+            return False, f"no JDK {self.jdk} on this machine (virtual threads need 21 or later)"
         fqcn, cp, why = find_bss(ctx)
         return (True, "") if fqcn else (False, why)
 
@@ -500,8 +505,8 @@ class BenchmarkSSLSocket(Variant):
         # server properties (verified per cell like everything else)
         pins = [f"-Djdk.tls.server.protocols={suite.protocol}", f"-Djdk.tls.server.cipherSuites={suite.iana}"]
         # binds 127.0.0.1 unless told otherwise; said explicitly all the same
-        argv = ["--bind", "127.0.0.1", self.impl, os.path.join(ctx.pki, f"{suite.cert}.p12"), "m1oZilla", "{port}",
-                str(size)]
+        argv = ["--bind", "127.0.0.1"] + (["--virtual"] if self.virtual else []) + [
+            self.impl, os.path.join(ctx.pki, f"{suite.cert}.p12"), "m1oZilla", "{port}", str(size)]
         return _socket_start(self, ctx, suite, argv, pins, cp, fqcn, listening="LISTENING")
 
 
@@ -586,6 +591,12 @@ def all_variants():
         Nginx("nginx"),
         BenchmarkSSLSocket("bss-tlsbridge", "TLSBridge.SSLSocket", "TLSBridge"),
         BenchmarkSSLSocket("bss-sunjsse", "SunJSSE.SSLSocket", "SunJSSE"),
+        BenchmarkSSLSocket("bss-tlsbridge-25", "TLSBridge.SSLSocket", "TLSBridge", jdk="25",
+                           note="a platform thread per connection on Temurin 25: the baseline of the virtual-thread cells"),
+        BenchmarkSSLSocket("bss-tlsbridge-vt", "TLSBridge.SSLSocket", "TLSBridge", jdk="25", virtual=True,
+                           note="a virtual thread per connection (Temurin 25): tlsbridge's sockets park while they wait"),
+        BenchmarkSSLSocket("bss-sunjsse-vt", "SunJSSE.SSLSocket", "SunJSSE", jdk="25", virtual=True,
+                           note="a virtual thread per connection (Temurin 25)"),
         Jss("jss-legacy", "JSS.legacy", note="JSS's NSS-based org.mozilla.jss.ssl.SSLSocket, as in its own table"),
     ]
 
