@@ -17,6 +17,7 @@
 #   tests/socket/run.sh [native-build-dir]     (the JVM side comes from target/classes)
 set -uo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
+source "$(dirname "$0")/../lib/wait.sh"
 cd "$TB_ROOT"
 
 need_pkgs siege strace curl openssl
@@ -76,12 +77,7 @@ start_bench() {
   B_PID=$!
   exec {B_CTL}>"$WORK/$name.ctl"
   B_OUT=$WORK/$name.out
-  local i
-  for i in $(seq 600); do
-    grep -q LISTENING "$B_OUT" 2>/dev/null && break
-    kill -0 "$B_PID" 2>/dev/null || break
-    sleep 0.1
-  done
+  wait_for_line "$B_OUT" LISTENING "$B_PID"
   B_PORT=$(awk '/^LISTENING/{print $3; exit}' "$B_OUT")
   [[ -n $B_PORT ]]
 }

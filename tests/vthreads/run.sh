@@ -23,6 +23,7 @@
 #   tests/vthreads/run.sh [native-build-dir]   (the JVM side comes from target/classes)
 set -uo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
+source "$(dirname "$0")/../lib/wait.sh"
 cd "$TB_ROOT"
 
 J25=$(jdk25_home)
@@ -70,12 +71,12 @@ fi
 
 CLASSES=$WORK/classes
 mkdir -p "$CLASSES"
-"$J25/bin/javac" -d "$CLASSES" -cp target/classes tests/vthreads/src/Vt{Server,Load,Semantics,HttpClient}.java ||
+"$J25/bin/javac" -d "$CLASSES" -cp target/classes tests/vthreads/src/Vt{Common,Server,Load,Semantics,HttpClient}.java ||
   { echo "NOT RUN: cannot compile tests/vthreads/src"; echo "SUMMARY vthreads: $PASS passed, 1 failed"; exit 1; }
 HCP=$(ls "$HELIDON"/*.jar 2>/dev/null | tr '\n' :)
 HELIDON_OK=0
 if [[ -f $HELIDON/helidon-webserver-4.5.0.jar ]] &&
-   "$J25/bin/javac" -d "$CLASSES" -cp "target/classes:$HCP" tests/vthreads/src/VtHelidon.java; then
+   "$J25/bin/javac" -d "$CLASSES" -cp "target/classes:$HCP" tests/vthreads/src/Vt{Common,Helidon}.java; then
   HELIDON_OK=1
 fi
 
@@ -99,12 +100,7 @@ start_server() {
   S_PID=$!
   PIDS+=("$S_PID")
   exec {S_CTL}>"$WORK/$name.ctl"
-  local i
-  for i in $(seq 600); do
-    grep -q '^LISTENING' "$S_OUT" 2>/dev/null && break
-    kill -0 "$S_PID" 2>/dev/null || break
-    sleep 0.1
-  done
+  wait_for_line "$S_OUT" '^LISTENING' "$S_PID"
   S_PORT=$(awk '/^LISTENING/{print $2; exit}' "$S_OUT")
   [[ -n $S_PORT ]]
 }
@@ -161,13 +157,9 @@ run_load() {
   mkfifo "$WORK/$name.load.ctl"
   timeout 120 "$J25/bin/java" -cp "$CLASSES" VtLoad "$S_PORT" 500 50 100 10 wait \
     <"$WORK/$name.load.ctl" >"$WORK/$name.load" 2>&1 &
-  local lpid=$! i
+  local lpid=$!
   exec {L_CTL}>"$WORK/$name.load.ctl"
-  for i in $(seq 600); do
-    grep -q '^IDLE' "$WORK/$name.load" && break
-    kill -0 "$lpid" 2>/dev/null || break
-    sleep 0.1
-  done
+  wait_for_line "$WORK/$name.load" '^IDLE' "$lpid"
   L_CARRIERS=$(carriers_in_tlsbridge)
   echo go >&"$L_CTL"
   exec {L_CTL}>&-
@@ -229,7 +221,7 @@ else
   timeout 120 "$J25/bin/java" -cp "$CLASSES" VtLoad "$S_PORT" 500 0 0 10 wait <"$WORK/h.idle.ctl" >"$WORK/h.idle" 2>&1 &
   ipid=$!
   exec {I_CTL}>"$WORK/h.idle.ctl"
-  for i in $(seq 600); do grep -q '^IDLE' "$WORK/h.idle" && break; kill -0 "$ipid" 2>/dev/null || break; sleep 0.1; done
+  wait_for_line "$WORK/h.idle" '^IDLE' "$ipid"
   grep -q '^IDLE tcp=500' "$WORK/h.idle" && ok "Helidon: 500 silent clients connected" || bad "Helidon: idle clients" "$(tail -2 "$WORK/h.idle")"
   n=$(carriers_in_tlsbridge)
   [[ $n == 0 ]] && ok "Helidon: no carrier thread inside a tlsbridge native call while clients idle" ||

@@ -1,15 +1,10 @@
 import io.helidon.common.tls.Tls;
 import io.helidon.webserver.WebServer;
-import java.io.FileInputStream;
-import java.io.InputStream;
 import java.net.Socket;
-import java.security.KeyStore;
 import java.security.Principal;
 import java.security.PrivateKey;
-import java.security.Provider;
 import java.security.cert.X509Certificate;
 import java.util.concurrent.atomic.AtomicBoolean;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSocket;
@@ -27,15 +22,9 @@ import javax.net.ssl.X509KeyManager;
  */
 public final class VtHelidon {
     public static void main(String[] args) throws Exception {
-        Provider p = (Provider) Class.forName("org.tlsbridge.TlsBridgeProvider").getDeclaredConstructor().newInstance();
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        try (InputStream in = new FileInputStream(args[0])) {
-            ks.load(in, args[1].toCharArray());
-        }
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, args[1].toCharArray());
-        SSLContext ctx = SSLContext.getInstance("TLS", p);
-        ctx.init(new javax.net.ssl.KeyManager[] {new Reporting((X509KeyManager) kmf.getKeyManagers()[0])}, null, null);
+        SSLContext ctx = SSLContext.getInstance("TLS", VtCommon.tlsbridge());
+        ctx.init(new javax.net.ssl.KeyManager[] {new Reporting((X509KeyManager) VtCommon.keyManagers(args[0], args[1])[0])},
+                null, null);
         WebServer server = WebServer.builder()
                 .host("127.0.0.1")
                 .port(0)

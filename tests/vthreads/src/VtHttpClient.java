@@ -2,16 +2,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 
 /**
  * Java's HttpClient (HTTP/1.1) against https://127.0.0.1:port/ over one TLS
@@ -27,18 +23,7 @@ public final class VtHttpClient {
         String proto = args[1];
         int n = Integer.parseInt(args[2]);
         long deadline = Long.parseLong(args[3]);
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(null, new TrustManager[] {new X509TrustManager() {
-            public void checkClientTrusted(X509Certificate[] c, String a) {
-            }
-
-            public void checkServerTrusted(X509Certificate[] c, String a) {
-            }
-
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
+        SSLContext ctx = VtCommon.trustingClient(null);
         SSLParameters params = new SSLParameters();
         params.setProtocols(new String[] {proto});
         URI uri = URI.create("https://127.0.0.1:" + port + "/");
@@ -58,22 +43,8 @@ public final class VtHttpClient {
                         return (System.nanoTime() - t0) / 1_000_000;
                     }));
         }
-        long end = System.currentTimeMillis() + deadline * 1000;
-        List<Long> ms = new ArrayList<>();
-        String err = null;
-        for (CompletableFuture<Long> f : fs) {
-            try {
-                ms.add(f.get(Math.max(1, end - System.currentTimeMillis()), TimeUnit.MILLISECONDS));
-            } catch (Exception e) {
-                if (err == null) {
-                    err = String.valueOf(e.getCause() != null ? e.getCause() : e);
-                }
-            }
-        }
-        long[] v = ms.stream().mapToLong(Long::longValue).sorted().toArray();
-        System.out.println("HTTPCLIENT " + proto + " ok=" + v.length + "/" + n
-                + (v.length > 0 ? " latency_ms min/median/max=" + v[0] + "/" + v[v.length / 2] + "/" + v[v.length - 1] : "")
-                + (err != null ? " first_error=" + err : ""));
+        VtCommon.Latencies r = VtCommon.Latencies.await(fs, System.currentTimeMillis() + deadline * 1000);
+        System.out.println("HTTPCLIENT " + proto + " ok=" + r.ms().length + "/" + n + r.summary());
         c.shutdownNow();
         System.exit(0);
     }

@@ -1,12 +1,9 @@
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.security.cert.X509Certificate;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,8 +11,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 
 /**
  * Clients for VtServer (SunJSSE, this JVM's own, so the server under test is
@@ -36,18 +31,7 @@ public final class VtLoad {
         int idleTls = Integer.parseInt(args[2]);
         int active = Integer.parseInt(args[3]);
         long deadlineMs = Long.parseLong(args[4]) * 1000;
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(null, new TrustManager[] {new X509TrustManager() {
-            public void checkClientTrusted(X509Certificate[] c, String a) {
-            }
-
-            public void checkServerTrusted(X509Certificate[] c, String a) {
-            }
-
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
+        SSLContext ctx = VtCommon.trustingClient(null);
         InetSocketAddress addr = new InetSocketAddress("127.0.0.1", port);
         List<AutoCloseable> keep = new ArrayList<>();
         for (int i = 0; i < idleTcp; i++) {
@@ -96,24 +80,9 @@ public final class VtLoad {
                 return (System.nanoTime() - s0) / 1_000_000;
             }));
         }
-        end = System.currentTimeMillis() + deadlineMs;
-        List<Long> ms = new ArrayList<>();
-        String firstError = null;
-        for (Future<Long> f : reqs) {
-            try {
-                ms.add(f.get(Math.max(1, end - System.currentTimeMillis()), TimeUnit.MILLISECONDS));
-            } catch (Exception e) {
-                f.cancel(true);
-                if (firstError == null) {
-                    firstError = String.valueOf(e.getCause() != null ? e.getCause() : e);
-                }
-            }
-        }
+        VtCommon.Latencies r = VtCommon.Latencies.await(reqs, System.currentTimeMillis() + deadlineMs);
         long wall = (System.nanoTime() - t0) / 1_000_000;
-        long[] v = ms.stream().mapToLong(Long::longValue).sorted().toArray();
-        System.out.println("ACTIVE ok=" + v.length + "/" + active + " wall_ms=" + wall
-                + (v.length > 0 ? " latency_ms min/median/max=" + v[0] + "/" + v[v.length / 2] + "/" + v[v.length - 1] : "")
-                + (firstError != null ? " first_error=" + firstError : ""));
+        System.out.println("ACTIVE ok=" + r.ms().length + "/" + active + " wall_ms=" + wall + r.summary());
         for (AutoCloseable c : keep) {
             try {
                 c.close();

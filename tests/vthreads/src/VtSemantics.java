@@ -1,26 +1,18 @@
-import java.io.FileInputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.security.KeyStore;
 import java.security.Provider;
-import java.security.cert.X509Certificate;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 
 /**
  * Timeouts and close from another thread on tlsbridge's native sockets, each
@@ -37,27 +29,10 @@ public final class VtSemantics {
     static int fail;
 
     public static void main(String[] args) throws Exception {
-        Provider p = (Provider) Class.forName("org.tlsbridge.TlsBridgeProvider").getDeclaredConstructor().newInstance();
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        try (InputStream in = new FileInputStream(args[0])) {
-            ks.load(in, args[1].toCharArray());
-        }
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, args[1].toCharArray());
+        Provider p = VtCommon.tlsbridge();
         server = SSLContext.getInstance("TLS", p);
-        server.init(kmf.getKeyManagers(), null, null);
-        client = SSLContext.getInstance("TLS", p);
-        client.init(null, new TrustManager[] {new X509TrustManager() {
-            public void checkClientTrusted(X509Certificate[] c, String a) {
-            }
-
-            public void checkServerTrusted(X509Certificate[] c, String a) {
-            }
-
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
+        server.init(VtCommon.keyManagers(args[0], args[1]), null, null);
+        client = VtCommon.trustingClient(p);
 
         Map<String, Callable<String>> cases = new LinkedHashMap<>();
         cases.put("accept times out", VtSemantics::acceptTimeout);

@@ -1,16 +1,13 @@
 import java.io.ByteArrayOutputStream;
-import java.io.FileInputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.security.KeyStore;
 import java.security.Provider;
 import java.security.Security;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 
@@ -27,17 +24,9 @@ import javax.net.ssl.SSLSocket;
  */
 public final class VtServer {
     public static void main(String[] args) throws Exception {
-        Provider p = args[0].equals("TLSBridge")
-                ? (Provider) Class.forName("org.tlsbridge.TlsBridgeProvider").getDeclaredConstructor().newInstance()
-                : Security.getProvider(args[0]);
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        try (InputStream in = new FileInputStream(args[1])) {
-            ks.load(in, args[2].toCharArray());
-        }
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, args[2].toCharArray());
+        Provider p = args[0].equals("TLSBridge") ? VtCommon.tlsbridge() : Security.getProvider(args[0]);
         SSLContext ctx = SSLContext.getInstance("TLS", p);
-        ctx.init(kmf.getKeyManagers(), null, null);
+        ctx.init(VtCommon.keyManagers(args[1], args[2]), null, null);
         ServerSocket server = ctx.getServerSocketFactory().createServerSocket(0, 1024, InetAddress.getLoopbackAddress());
         AtomicInteger served = new AtomicInteger();
         AtomicInteger errors = new AtomicInteger();
