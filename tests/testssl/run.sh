@@ -75,7 +75,13 @@ trap cleanup EXIT
 # --- the embedded Tomcat of bench/server, compiled against this tree's jar ---
 mvn -B -q dependency:build-classpath -Dmdep.includeScope=provided -Dmdep.includeGroupIds=org.apache.tomcat,org.apache.tomcat.embed -Dmdep.outputFile="$WORK/cp.txt" >"$WORK/mvn.log" 2>&1 \
   || { cat "$WORK/mvn.log"; not_run "cannot resolve Tomcat's class path"; }
-CP=$(cat "$WORK/cp.txt"):$TB_ROOT/$JAR
+# bench/server's PeerProviders names Conscrypt's and ACCP's classes (the bench's peer variants)
+for a in software.amazon.cryptools:AmazonCorrettoCryptoProvider:2.4.1:jar:linux-x86_64 org.conscrypt:conscrypt-openjdk-uber:2.5.2; do
+  mvn -B -q dependency:get -Dartifact=$a -Dtransitive=false >>"$WORK/mvn.log" 2>&1 \
+    || { cat "$WORK/mvn.log"; not_run "cannot fetch $a"; }
+done
+M2=$HOME/.m2/repository
+CP=$(cat "$WORK/cp.txt"):$TB_ROOT/$JAR:$M2/software/amazon/cryptools/AmazonCorrettoCryptoProvider/2.4.1/AmazonCorrettoCryptoProvider-2.4.1-linux-x86_64.jar:$M2/org/conscrypt/conscrypt-openjdk-uber/2.5.2/conscrypt-openjdk-uber-2.5.2.jar
 mkdir -p "$WORK/classes"
 "$JAVA_HOME/bin/javac" -d "$WORK/classes" -cp "$CP" bench/server/src/main/java/org/tlsbridge/bench/server/*.java \
   >"$WORK/javac.log" 2>&1 || { cat "$WORK/javac.log"; not_run "cannot compile bench/server"; }
