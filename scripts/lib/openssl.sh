@@ -97,7 +97,7 @@ tb_openssl() {
   tmp=$(mktemp -d "$TB_CACHE/openssl/.build-$v-XXXXXX") || return 1
   need_pkgs build-essential perl curl ca-certificates
   [[ $arch == "$(uname -m)" ]] || need_pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-  log "building OpenSSL $v for $arch (crate openssl-src $cv; about 2 minutes on 2 idle cores) into $dir; log: $dir.log"
+  log "building OpenSSL $v for $arch (crate openssl-src $cv; about 3 minutes on 2 idle cores) into $dir; log: $dir.log"
   _tb_openssl_build "$series" "$cv" "$v" "$dir" "$tmp" "$arch" >"$dir.log" 2>&1 &
   local pid=$! t0=$SECONDS rc
   # A line every 20 s, so that a first build is never a silent terminal.
