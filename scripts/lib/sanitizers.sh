@@ -73,34 +73,58 @@ san_reports() {
   return 1
 }
 
+# san_ctest NAME CTEST_ARGS...: the sanitized native tests CTEST_ARGS select
+# (in target/asan), leaks counted; JUnit results in target/asan/ctest-NAME.xml,
+# sanitizer logs in target/asan/logs/NAME-*. A sanitizer finding ends the
+# test (ctest sees the failure); the logs are grepped as well in case a test
+# swallowed its exit status. hard_rss_limit_mb keeps a runaway loop from
+# taking the machine's memory.
+san_ctest() {
+  local name=$1 dir=$TB_ROOT/target/asan
+  shift
+  (cd "$dir" && ASAN_OPTIONS="detect_leaks=1:hard_rss_limit_mb=2000:log_path=$dir/logs/$name-asan" \
+    UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$dir/logs/$name-ubsan" \
+    ctest --output-on-failure --output-junit "$dir/ctest-$name.xml" "$@") 2>&1 | tail -30
+}
+
 san_asan_pass() {
   local dir=target/asan logs bid rc n bad skip note t0=$SECONDS
   logs=$TB_ROOT/$dir/logs
-  log "ASan+UBSan: building libtlsbridge and the native tests (with the fault-injection hook) in $dir"
+  # TB_FLAVOURS=ON: the cores of the bundled (static OpenSSL 3.5.5) and
+  # system-4 (4.0.3) flavours too, sanitized, for the native tests whose
+  # records the BIOs seal: OpenSSL 3.0, which the rest use, never lets them.
+  log "ASan+UBSan: building libtlsbridge and the native tests (with the fault-injection hook), and the sealing tests on OpenSSL 3.5.5 and 4.0.3, in $dir"
   bid=$(sed -n 's/^build.id=//p' target/classes/org/tlsbridge/build.properties 2>/dev/null)
   rm -rf "$logs" && mkdir -p "$logs"
-  if ! { cmake -S . -B $dir -DTB_SANITIZE=ON -DTB_FAULT_INJECTION=ON -DTB_BUILD_PROBE=OFF \
+  if ! { cmake -S . -B $dir -DTB_SANITIZE=ON -DTB_FAULT_INJECTION=ON -DTB_BUILD_PROBE=OFF -DTB_FLAVOURS=ON \
            -DTB_BUILD_ID="${bid:-dev}" >/dev/null && cmake --build $dir -j2 >"$dir.build.log" 2>&1; }; then
     tail -30 "$dir.build.log"
     row "native, ASan+LSan (ctest)" 0 0 1 "build failed"
+    row "native seal, ASan (3.5, 4.0)" 0 0 1 "build failed"
     row "java, ASan+UBSan" 0 0 1 "build failed"
     FAILED=1
     return
   fi
 
-  # Native tests: leaks count (LeakSanitizer), a sanitizer finding ends the
-  # test (ctest sees the failure); the logs are grepped as well in case a
-  # test swallowed its exit status. hard_rss_limit_mb keeps a runaway loop
-  # from taking the machine's memory.
+  # Native tests: leaks count (LeakSanitizer); see san_ctest.
   log "ASan+UBSan: ctest (test_faults fails each allocation of a connection in turn)"
-  (cd $dir && ASAN_OPTIONS="detect_leaks=1:hard_rss_limit_mb=2000:log_path=$logs/native-asan" \
-    UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/native-ubsan" \
-    ctest --output-on-failure --output-junit "$TB_ROOT/$dir/ctest-results.xml") 2>&1 | tail -30
-  read -r n bad skip < <(count_junit "$dir/ctest-results.xml")
+  san_ctest native -LE 'bundled|system4'
+  read -r n bad skip < <(count_junit "$dir/ctest-native.xml")
   note=$(grep -ho '; [0-9]* runs:' "$dir"/Testing/Temporary/LastTest.log 2>/dev/null | tr -dc '0-9\n' | paste -sd+)
   note=${note:+allocation faults: $note}
-  if ! san_reports "$logs" native- "$dir"/Testing/Temporary/LastTest.log; then bad=$((bad + 1)); note="sanitizer report: see target/asan/logs, target/asan.log"; fi
+  if ! san_reports "$logs" native- "$dir"/Testing/Temporary/LastTest.log; then bad=$((bad > 0 ? bad : 1)); note="sanitizer report: see target/asan/logs, target/asan.log"; fi
   row "native, ASan+LSan (ctest)" "$n" "$((n - bad - skip))" "$bad" "$((SECONDS - t0))s${note:+; $note}"
+  t0=$SECONDS
+  ((bad > 0 || n == 0)) && FAILED=1
+
+  # The tests that seal (engine and socket BIOs, every seal failure point,
+  # key limits) on the flavours' OpenSSL, where sealing is on.
+  log "ASan+UBSan: ctest of the sealing tests on the bundled OpenSSL 3.5.5 and the system-4 4.0.3"
+  san_ctest seal -L 'bundled|system4'
+  read -r n bad skip < <(count_junit "$dir/ctest-seal.xml")
+  note=""
+  if ! san_reports "$logs" seal- "$dir"/Testing/Temporary/LastTest.log; then bad=$((bad > 0 ? bad : 1)); note="; sanitizer report: see target/asan/logs"; fi
+  row "native seal, ASan (3.5, 4.0)" "$n" "$((n - bad - skip))" "$bad" "$((SECONDS - t0))s$note"
   t0=$SECONDS
   ((bad > 0 || n == 0)) && FAILED=1
 

@@ -9,7 +9,13 @@ For each connection directory (c2s.bin, s2c.bin, meta.txt) it checks that
 every record both ends sent after the keys authenticates, that the
 application bytes each side sent are the stream OpenerRun wrote, that the
 captures end on a record boundary, and, across every connection given, that
-no (key, nonce) pair protected two records tlsbridge sent.
+no (key, nonce) pair protected two records tlsbridge sent. Where meta.txt
+names a key limit (a peer that never re-keys on its own, tlsbridge asking for
+no KeyUpdate), every TLS 1.3 application key tlsbridge used but the last must
+have protected exactly that many bytes, the last at most that many, each of
+its KeyUpdates must ask for the peer's, and the peer must have answered: Go
+each one, OpenSSL (one answer for the requests that came since it last
+wrote) at least once.
 
   open_records.py KEYLOG DIR...                 check; exit 1 on any failure
   open_records.py --break MODE KEYLOG DIR...    the same with one deliberate
@@ -167,6 +173,7 @@ class Direction:
         self.alerts = []
         self.pairs = []  # (key, nonce, record number)
         self.app_records = 0
+        self.key_bytes = []  # TLS 1.3: application bytes under each key, the handshake key first
         self.on_finished = None  # TLS 1.3: the move to the application secret
         self.last_type = None
 
@@ -176,6 +183,7 @@ class Direction:
         self.iv = expand_label(self.hash, secret, b"iv", b"", 12)
         self.cipher = aead(self.kind, self.key)
         self.seq = 0
+        self.key_bytes.append(0)
 
     def set_tls12(self, key, iv):
         self.key, self.iv, self.cipher, self.seq = key, iv, aead(self.kind, key), 0
@@ -217,6 +225,8 @@ class Direction:
         if typ == APPDATA:
             self.app += plain
             self.app_records += 1
+            if self.tls13:
+                self.key_bytes[-1] += len(plain)
             if self.brk:
                 self.brk.after_app(self)
         elif typ == ALERT:
@@ -312,9 +322,13 @@ def check_connection(path, keylog, brk_mode, pairs):
         asked = int(meta["updates_asked"])
         if tb.updates_requested < asked:
             raise Failure(f"{tb.name}: {tb.updates_requested} KeyUpdates asking for the peer's, {asked} asked for")
-        if tb.updates - tb.updates_requested < 1 or peer.updates < 1:
+        # a SunJSSE peer re-keys on its own and asks for tlsbridge's: updates both ways, answers both ways
+        if meta.get("peer", "sunjsse") == "sunjsse" and (tb.updates - tb.updates_requested < 1 or peer.updates < 1):
             raise Failure(f"{name}: KeyUpdates tlsbridge {tb.updates} ({tb.updates_requested} requesting),"
                           f" peer {peer.updates}: not both directions")
+    limit = int(meta.get("key_limit", 0))
+    if limit and tls13:
+        check_key_limit(tb, peer, limit, len(tb.app), meta.get("peer") == "go")
     if tb.alerts != ["0100"] or tb.last_type != ALERT:
         raise Failure(f"{tb.name}: alerts {tb.alerts}, not one close_notify at the end")
     mine = {}
@@ -326,8 +340,26 @@ def check_connection(path, keylog, brk_mode, pairs):
     pairs.update(mine)
     return (f"{name}: {tb.opened} records of tlsbridge's opened ({tb.app_records} application,"
             f" {len(tb.app)} bytes), {peer.opened} of the peer's; KeyUpdates sent by tlsbridge {tb.updates}"
-            f" ({tb.updates_requested} requesting), by the peer {peer.updates}"), \
-        (tb.opened, peer.opened, len(tb.pairs), tb.updates, peer.updates)
+            f" ({tb.updates_requested} requesting), by the peer {peer.updates}"
+            f"{f'; key limit {limit}: checked' if limit and tls13 else ''}"), \
+        (tb.opened, peer.opened, len(tb.pairs), tb.updates, peer.updates, 1 if limit and tls13 else 0)
+
+
+def check_key_limit(tb, peer, limit, sent, answers_each):
+    """tlsbridge's KeyUpdates all came from its key limit: each key but the last protected exactly it."""
+    per_key = tb.key_bytes[1:]  # the application keys
+    want = max(0, -(-sent // limit) - 1)
+    if tb.updates != want:
+        raise Failure(f"{tb.name}: {tb.updates} KeyUpdates for {sent} bytes under a {limit}-byte key limit,"
+                      f" {want} expected")
+    if tb.updates_requested != tb.updates:
+        raise Failure(f"{tb.name}: {tb.updates - tb.updates_requested} of its {tb.updates} KeyUpdates"
+                      f" do not ask for the peer's")
+    bad = [(i, n) for i, n in enumerate(per_key) if n != limit and (i < len(per_key) - 1 or not 0 < n <= limit)]
+    if bad:
+        raise Failure(f"{tb.name}: application key {bad[0][0]} protected {bad[0][1]} bytes, the limit is {limit}")
+    if (peer.updates != tb.updates) if answers_each else not (0 < peer.updates <= tb.updates or tb.updates == 0):
+        raise Failure(f"{peer.name}: {peer.updates} KeyUpdates answered {tb.updates} requests")
 
 
 class Break:
@@ -383,21 +415,22 @@ def main(argv):
             print("OPENED " + line)
             # flavour-role-bio-suite: the configuration is all but the suite
             config = " ".join(os.path.basename(path.rstrip("/")).rsplit("-", 3)[:3])
-            configs[config] = [a + b for a, b in zip(configs.get(config, [0] * 6), (1,) + counts)]
+            configs[config] = [a + b for a, b in zip(configs.get(config, [0] * 7), (1,) + counts)]
         except Failure as e:
             failures += 1
             print(f"FAIL {e}")
     if fault and not fault.applied:
         print(f"FAIL --break {brk}: no connection it applies to")
         failures += 1
-    total = [0] * 6
+    total = [0] * 7
     for config, c in sorted(configs.items()):
-        print(f"CONFIG {config:<24} {c[0]:2} connections: {c[1]:5} records of tlsbridge's opened, {c[3]:5} pairs"
-              f" checked, {c[2]:5} of the peer's opened; KeyUpdates tlsbridge {c[4]}, peer {c[5]}")
+        print(f"CONFIG {config:<30} {c[0]:2} connections: {c[1]:5} records of tlsbridge's opened, {c[3]:5} pairs"
+              f" checked, {c[2]:5} of the peer's opened; KeyUpdates tlsbridge {c[4]}, peer {c[5]}"
+              f"{f'; key limits checked on {c[6]}' if c[6] else ''}")
         total = [a + b for a, b in zip(total, c)]
     print(f"TOTAL connections {len(argv) - 1}, failed {failures}; records opened: {total[1]} sent by tlsbridge,"
           f" {total[2]} by its peers; (key, nonce) pairs checked: {total[3]}, distinct: {len(pairs)};"
-          f" KeyUpdates: tlsbridge {total[4]}, peers {total[5]}")
+          f" KeyUpdates: tlsbridge {total[4]}, peers {total[5]}; key limits checked on {total[6]} connections")
     return 1 if failures else 0
 
 
