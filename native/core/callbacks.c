@@ -47,11 +47,16 @@ static int chain_meets_level(SSL *ssl, STACK_OF(X509) *chain, int *x509_err) {
     return 1;
   if (level > 5)
     level = 5;
+  /* A malformed extension makes OpenSSL queue an error while it caches the
+   * flags; whether such a chain is trusted is Java's call, and a queued
+   * error would be read as the next record's failure. */
+  ERR_set_mark();
   for (i = 0; i < sk_X509_num(chain); i++) {
     X509 *c = sk_X509_value(chain, i);
     EVP_PKEY *k = X509_get0_pubkey(c);
     int kbits = k ? EVP_PKEY_get_security_bits(k) : 0, sbits = 0;
     if (kbits < need[level]) {
+      ERR_pop_to_mark();
       *x509_err = i == 0 ? X509_V_ERR_EE_KEY_TOO_SMALL : X509_V_ERR_CA_KEY_TOO_SMALL;
       ERR_raise_data(ERR_LIB_SSL, i == 0 ? SSL_R_EE_KEY_TOO_SMALL : SSL_R_CA_KEY_TOO_SMALL,
                      "peer certificate %d: key of %d-bit security, OpenSSL security level %d needs %d", i, kbits,
@@ -61,6 +66,7 @@ static int chain_meets_level(SSL *ssl, STACK_OF(X509) *chain, int *x509_err) {
     /* a self-signed certificate's signature proves nothing either way */
     if (!(X509_get_extension_flags(c) & EXFLAG_SS) && X509_get_signature_info(c, NULL, NULL, &sbits, NULL) &&
         sbits < need[level]) {
+      ERR_pop_to_mark();
       *x509_err = X509_V_ERR_CA_MD_TOO_WEAK;
       ERR_raise_data(ERR_LIB_SSL, SSL_R_CA_MD_TOO_WEAK,
                      "peer certificate %d: signature of %d-bit security, OpenSSL security level %d needs %d", i,
@@ -68,6 +74,7 @@ static int chain_meets_level(SSL *ssl, STACK_OF(X509) *chain, int *x509_err) {
       return 0;
     }
   }
+  ERR_pop_to_mark();
   return 1;
 }
 

@@ -67,6 +67,7 @@ void tb_engine_free(tb_engine *e) {
   }
   sk_X509_pop_free(e->pending_chain, X509_free);
   tb_extensions_free(e);
+  free(e->peer_key);
   tb_io_free(&e->io);
   OPENSSL_cleanse(&e->err, sizeof e->err);
   free(e);

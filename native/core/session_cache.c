@@ -28,6 +28,7 @@
 
 #define BUCKETS 1024
 #define ORIGIN_LEN 16
+#define PEER_KEY_MAX 640 /* bytes of a client's cache key, its NUL included */
 #define FOREVER (86400L * 365) /* timeout 0 means no limit, as in JSSE */
 
 typedef struct entry {
@@ -273,7 +274,7 @@ static int new_session_cb(SSL *ssl, SSL_SESSION *sess) {
     pthread_mutex_lock(&st->client.mu);
     gone = st->n_revoked > 0 && revoked(st, sess);
     pthread_mutex_unlock(&st->client.mu);
-    if (e->peer_key[0] && !gone)
+    if (e->peer_key && !gone)
       cache_put(&st->client, (const unsigned char *)e->peer_key, strlen(e->peer_key), sess);
     return 0;
   }
@@ -445,13 +446,18 @@ int tb_engine_set_peer(tb_engine *e, const char *key) {
   SSL_SESSION *s;
   size_t n = strlen(key);
   int offered = 0;
-  /* a key cut short could name another identity's sessions: none then */
-  if (n >= sizeof e->peer_key) {
-    e->peer_key[0] = '\0';
+  free(e->peer_key);
+  e->peer_key = NULL;
+  /* Only a client with a cache to file into keeps its key, on the heap and
+   * as long as it is: servers and cacheless clients, most engines, never
+   * need one. A key of PEER_KEY_MAX bytes or more (no host, port and
+   * identity come near it) files and offers nothing, as the cache would
+   * copy it into every entry. Without memory for the key, this connection
+   * neither offers nor files a session. */
+  if (!st || n >= PEER_KEY_MAX || !(e->peer_key = tb_malloc(n + 1)))
     return 0;
-  }
   memcpy(e->peer_key, key, n + 1);
-  s = st ? cache_get(&st->client, (const unsigned char *)e->peer_key, n) : NULL;
+  s = cache_get(&st->client, (const unsigned char *)e->peer_key, n);
   if (!s)
     return 0;
   /* one that may not be offered stays (TLS 1.2) until this connection's

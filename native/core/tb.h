@@ -111,7 +111,7 @@ typedef struct tb_engine {
   int client_speaks_first;           /* server: the caller reads the peer's data before writing its own */
   int hello_alert;                   /* fatal alert Java asked for, 0 to go on */
   struct tb_keymat *offered[4];      /* keys installed for this handshake (references held) */
-  char peer_key[640];                /* client: the session cache's key (peer and identity), "" for none */
+  char *peer_key;                    /* client: the session cache's key (peer and identity), NULL for none */
   int n_offered;
   /* Key limits (key_update.c): bytes of plaintext each write key may
    * protect, per AEAD (0: none), the negotiated cipher's, and what the

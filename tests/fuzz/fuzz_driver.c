@@ -25,7 +25,16 @@ static const unsigned char ALPN[] = "\x02h2\x08http/1.1";
   } while (0)
 /* No engine call leaves anything on OpenSSL's error queue: the bundled
  * flavour's record path counts on it (tb_err_reset_shared in tb.h). */
-#define FZ_QUEUE_EMPTY() FZ_ASSERT(ERR_peek_error() == 0)
+#define FZ_QUEUE_EMPTY()                                                         \
+  do {                                                                           \
+    unsigned long queued_ = ERR_peek_error();                                    \
+    if (queued_ != 0) {                                                          \
+      char why_[256];                                                            \
+      ERR_error_string_n(queued_, why_, sizeof why_);                            \
+      fprintf(stderr, "%s:%d: error left queued: %s\n", __FILE__, __LINE__, why_); \
+      abort();                                                                   \
+    }                                                                            \
+  } while (0)
 
 static tb_keymat *load(const char *key_pem, const char *cert_pem) {
   BIO *kb = BIO_new_mem_buf(key_pem, -1), *cb = BIO_new_mem_buf(cert_pem, -1);

@@ -1,4 +1,4 @@
-# Waiting for a process started in the background to say something.
+# Waiting for a process started in the background to say something, or to end.
 # shellcheck shell=bash
 #
 #   source tests/lib/wait.sh
@@ -13,4 +13,13 @@ wait_for_line() {
     sleep 0.1
   done
   grep -q -- "$regex" "$file" 2>/dev/null
+}
+
+# wait_for_exit PID TENTHS: gives PID, already asked to stop, up to TENTHS tenths
+# of a second to exit, then kills it; reaps it either way.
+wait_for_exit() {
+  local pid=$1 i
+  for i in $(seq "$2"); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
 }

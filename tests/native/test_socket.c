@@ -21,10 +21,7 @@ static tb_sock *connect_client(int cork) {
   tb_error err;
   tb_addr a;
   tb_sock *c = tb_sock_new(AF_INET, &err);
-  memset(&a, 0, sizeof a);
-  a.len = 4;
-  a.port = port;
-  inet_pton(AF_INET, "127.0.0.1", a.bytes);
+  tb_test_loopback(&a, port);
   CHECK(c != NULL);
   CHECK(tb_sock_connect(c, &a, 2000, &err) == 0);
   CHECK(!cork || setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &cork, sizeof cork) == 0);
@@ -143,15 +140,8 @@ int main(void) {
   ctx = tb_ctx_new(&err);
   key = tb_test_keymat("ec");
   CHECK(ctx && key);
-  l = tb_sock_new(AF_INET, &err);
-  memset(&a, 0, sizeof a);
-  a.len = 4;
-  inet_pton(AF_INET, "127.0.0.1", a.bytes);
-  CHECK(tb_sock_bind(l, &a, 1, &err) == 0);
-  CHECK(tb_sock_listen(l, 8, &err) == 0);
-  CHECK(tb_sock_name(l, 0, &a, &err) == 0);
+  l = tb_test_listener(&a);
   port = a.port;
-  CHECK(port > 0);
 
   t0 = tb_now_ns();
   CHECK(tb_sock_accept(l, 150, &err) == NULL && err.kind == TB_ERR_TIMEOUT);

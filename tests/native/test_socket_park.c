@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 static int ep;
 
@@ -72,13 +71,7 @@ int main(void) {
   CHECK(tb_sock_set_nowait(1) == 0);
   CHECK(tb_sock_nowait() == 1);
 
-  l = tb_sock_new(AF_INET, &err);
-  memset(&a, 0, sizeof a);
-  a.len = 4;
-  inet_pton(AF_INET, "127.0.0.1", a.bytes);
-  CHECK(tb_sock_bind(l, &a, 1, &err) == 0);
-  CHECK(tb_sock_listen(l, 8, &err) == 0);
-  CHECK(tb_sock_name(l, 0, &a, &err) == 0);
+  l = tb_test_listener(&a);
 
   /* nothing queued: accept says it waits for input */
   tb_err_clear(&err);

@@ -13,7 +13,6 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 #include <sys/socket.h>
 
 #define BULK (2u << 20)
@@ -54,10 +53,7 @@ static void *client_main(void *arg) {
   size_t i, bad = 0;
   tb_sock *c = tb_sock_new(AF_INET, &err);
   CHECK(buf && c);
-  memset(&a, 0, sizeof a);
-  a.len = 4;
-  a.port = port;
-  inet_pton(AF_INET, "127.0.0.1", a.bytes);
+  tb_test_loopback(&a, port);
   CHECK(tb_sock_connect(c, &a, 2000, &err) == 0);
   CHECK(tb_sock_attach(c, r->ctx, 1, &err) == 0);
   CHECK(tb_test_sock_handshake(c, NULL) == 0);
@@ -150,20 +146,14 @@ int main(void) {
       {TLS1_2_VERSION, "ECDHE-ECDSA-AES256-GCM-SHA384"},
       {TLS1_2_VERSION, "ECDHE-ECDSA-CHACHA20-POLY1305"},
   };
-  tb_error err;
   tb_addr a;
   SSL_CTX *c;
   size_t i;
 
   signal(SIGPIPE, SIG_IGN);
   key = tb_test_keymat("ec");
-  listener = tb_sock_new(AF_INET, &err);
+  listener = tb_test_listener(&a);
   CHECK(key && listener);
-  memset(&a, 0, sizeof a);
-  a.len = 4;
-  inet_pton(AF_INET, "127.0.0.1", a.bytes);
-  CHECK(tb_sock_bind(listener, &a, 1, &err) == 0 && tb_sock_listen(listener, 8, &err) == 0);
-  CHECK(tb_sock_name(listener, 0, &a, &err) == 0);
   port = a.port;
 
   if (!tb_seal_supported())

@@ -2,6 +2,7 @@
 #include "selfsigned.h"
 
 #include <string.h>
+#include <arpa/inet.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
@@ -169,6 +170,27 @@ long tb_test_wr(tb_sock *s, const void *buf, size_t n, tb_error *err) {
   long rc = tb_sock_write(s, pin_buf, unpin_buf, (void *)buf, n, err);
   CHECK(ERR_peek_error() == 0);
   return rc;
+}
+
+void tb_test_loopback(tb_addr *a, int port) {
+  memset(a, 0, sizeof *a);
+  a->len = 4;
+  a->port = port;
+  inet_pton(AF_INET, "127.0.0.1", a->bytes);
+}
+
+tb_sock *tb_test_listener(tb_addr *a) {
+  tb_error err;
+  tb_sock *l = tb_sock_new(AF_INET, &err);
+  CHECK(l != NULL);
+  if (!l)
+    return NULL;
+  tb_test_loopback(a, 0);
+  CHECK(tb_sock_bind(l, a, 1, &err) == 0);
+  CHECK(tb_sock_listen(l, 8, &err) == 0);
+  CHECK(tb_sock_name(l, 0, a, &err) == 0);
+  CHECK(a->port > 0);
+  return l;
 }
 
 int tb_test_sock_handshake(tb_sock *s, tb_keymat *key) {

@@ -49,4 +49,9 @@ long tb_test_wr(tb_sock *s, const void *buf, size_t n, tb_error *err);
 /* The handshake, its tasks answered with key (NULL for a client); 0, or -1
  * with the error printed. */
 int tb_test_sock_handshake(tb_sock *s, tb_keymat *key);
+/* 127.0.0.1:port in *a. */
+void tb_test_loopback(tb_addr *a, int port);
+/* A listening socket on 127.0.0.1, on a port the kernel picked; *a is its
+ * address. */
+tb_sock *tb_test_listener(tb_addr *a);
 #endif

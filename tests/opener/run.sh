@@ -17,14 +17,9 @@
 #
 #   tests/opener/run.sh        (the JVM side comes from target/classes)
 set -uo pipefail
-source "$(dirname "$0")/../../scripts/lib/common.sh"
-source "$(dirname "$0")/../../scripts/lib/openssl.sh"
-cd "$TB_ROOT"
-
-PASS=0
-FAIL=0
-ok() { echo "PASS $1"; PASS=$((PASS + 1)); }
-bad() { echo "FAIL $1${2:+: $2}"; FAIL=$((FAIL + 1)); }
+SUITE=opener
+source "$(dirname "$0")/../lib/suite.sh"
+source scripts/lib/openssl.sh
 summary() { echo "SUMMARY opener: $PASS passed, $FAIL failed"; }
 trap summary EXIT
 T0=$SECONDS
@@ -39,11 +34,7 @@ if ! aead_ok "$PY"; then
   aead_ok "$PY" || { bad "setup" "no Python with cryptography's AEADs"; exit 1; }
 fi
 
-if [[ ! -f target/classes/org/tlsbridge/TlsBridgeProvider.class ||
-      ! -f target/classes/META-INF/native/linux-x86_64/libtlsbridge.so ]]; then
-  log "building tlsbridge (mvn package)"
-  mvn -B -q package -DskipTests -DskipCtest=true >/dev/null || { bad "build" "mvn package failed"; exit 1; }
-fi
+suite_classes || { bad "build" "mvn package failed"; exit 1; }
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 JAVAC=${JAVA_HOME:+$JAVA_HOME/bin/}javac
 KEYTOOL=${JAVA_HOME:+$JAVA_HOME/bin/}keytool

@@ -16,39 +16,22 @@
 #
 #   tests/socket/run.sh [native-build-dir]     (the JVM side comes from target/classes)
 set -uo pipefail
-source "$(dirname "$0")/../../scripts/lib/common.sh"
-source "$(dirname "$0")/../lib/wait.sh"
-cd "$TB_ROOT"
+SUITE=socket
+NOT_RUN_RC=1
+source "$(dirname "$0")/../lib/suite.sh"
 
 need_pkgs siege strace curl openssl
 trap '' PIPE # a benchmark that died must fail its checks, not kill this script through its stdin pipe
-PASS=0
-FAIL=0
-ok() { echo "PASS $1"; PASS=$((PASS + 1)); }
-bad() { echo "FAIL $1${2:+: $2}"; FAIL=$((FAIL + 1)); }
-
-if [[ ! -f target/classes/org/tlsbridge/TlsBridgeProvider.class ||
-      ! -f target/classes/META-INF/native/linux-x86_64/libtlsbridge.so ]]; then
-  log "building tlsbridge (mvn package)"
-  mvn -B -q package -DskipTests -DskipCtest=true >/dev/null || { echo "NOT RUN: build failed"; exit 1; }
-fi
-CP=$(bench/sslsocket/build.sh) || { echo "NOT RUN: cannot compile BenchmarkSSLSocket"; exit 1; }
+suite_classes || not_run "the build failed"
+CP=$(bench/sslsocket/build.sh) || not_run "cannot compile BenchmarkSSLSocket"
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
-WORK=$(mktemp -d /tmp/tb-socket.XXXXXX)
-PIDS=()
-cleanup() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+suite_work socket
 
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" -days 2 \
   -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null &&
 openssl pkcs12 -export -inkey "$WORK/key.pem" -in "$WORK/cert.pem" -name server \
-  -passout pass:m1oZilla -out "$WORK/server.p12" || { echo "NOT RUN: openssl cannot make a key"; exit 1; }
+  -passout pass:m1oZilla -out "$WORK/server.p12" || not_run "openssl cannot make a key"
 
 cat >"$WORK/siegerc" <<'RC'
 verbose = false
@@ -85,10 +68,7 @@ start_bench() {
 stop_bench() {
   echo quit >&"$B_CTL"
   exec {B_CTL}>&-
-  local i
-  for i in $(seq 50); do kill -0 "$B_PID" 2>/dev/null || break; sleep 0.1; done
-  kill "$B_PID" 2>/dev/null
-  wait "$B_PID" 2>/dev/null
+  wait_for_exit "$B_PID" 50
 }
 
 # stats -> "fds threads connections served errors"
@@ -274,5 +254,4 @@ PY
 else
   bad "syscalls.py runs" "$(tail -3 "$WORK/syscalls.out")"
 fi
-echo "SUMMARY socket: $PASS passed, $FAIL failed"
-((FAIL == 0))
+finish

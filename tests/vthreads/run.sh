@@ -22,37 +22,16 @@
 #
 #   tests/vthreads/run.sh [native-build-dir]   (the JVM side comes from target/classes)
 set -uo pipefail
-source "$(dirname "$0")/../../scripts/lib/common.sh"
-source "$(dirname "$0")/../lib/wait.sh"
-cd "$TB_ROOT"
+SUITE=vthreads
+NOT_RUN_RC=1
+source "$(dirname "$0")/../lib/suite.sh"
 
 J25=$(jdk25_home)
-if [[ -z $J25 ]]; then
-  echo "NOT RUN: virtual-thread tests need JDK 21+; no Temurin 25 under /usr/lib/jvm"
-  echo "SUMMARY vthreads: 0 passed, 0 failed"
-  exit 0
-fi
+[[ -n $J25 ]] || NOT_RUN_RC=0 not_run "virtual-thread tests need JDK 21+; no Temurin 25 under /usr/lib/jvm"
 need_pkgs curl openssl
-PASS=0
-FAIL=0
-ok() { echo "PASS $1"; PASS=$((PASS + 1)); }
-bad() { echo "FAIL $1${2:+: $2}"; FAIL=$((FAIL + 1)); }
+suite_classes || not_run "the build failed"
 
-if [[ ! -f target/classes/org/tlsbridge/TlsBridgeProvider.class ||
-      ! -f target/classes/META-INF/native/linux-x86_64/libtlsbridge.so ]]; then
-  log "building tlsbridge (mvn package)"
-  mvn -B -q package -DskipTests -DskipCtest=true >/dev/null || { echo "NOT RUN: build failed"; exit 1; }
-fi
-
-WORK=$(mktemp -d /tmp/tb-vthreads.XXXXXX)
-PIDS=()
-cleanup() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  [[ -n ${KEEP_WORK:-} ]] || rm -rf "$WORK"
-}
-trap cleanup EXIT
+suite_work vthreads
 trap '' PIPE
 
 # Helidon 4.5.0 and what it needs, from Maven Central, into target/ (kept between runs).
@@ -83,7 +62,7 @@ fi
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" -days 2 \
   -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null &&
 openssl pkcs12 -export -inkey "$WORK/key.pem" -in "$WORK/cert.pem" -name server \
-  -passout pass:changeit -out "$WORK/server.p12" || { echo "NOT RUN: openssl cannot make a key"; exit 1; }
+  -passout pass:changeit -out "$WORK/server.p12" || not_run "openssl cannot make a key"
 
 # Two carriers: a pinned one cannot be replaced (the scheduler does not
 # compensate for a thread blocked in native code).
@@ -127,10 +106,7 @@ warm() {
 # stop_server: closes its stdin, waits for it to exit
 stop_server() {
   exec {S_CTL}>&-
-  local i
-  for i in $(seq 150); do kill -0 "$S_PID" 2>/dev/null || break; sleep 0.1; done
-  kill "$S_PID" 2>/dev/null
-  wait "$S_PID" 2>/dev/null
+  wait_for_exit "$S_PID" 150
 }
 
 # carriers_in_tlsbridge: carrier threads whose mounted virtual thread is inside a tlsbridge native call
@@ -267,5 +243,4 @@ read -r all tb < <(pinned_events "$WORK/sem.jfr")
 [[ $tb == 0 ]] && ok "semantics: JFR: no pinned virtual thread in tlsbridge ($all pinned events in all)" ||
   bad "semantics: JFR pinned events" "$tb"
 
-echo "SUMMARY vthreads: $PASS passed, $FAIL failed"
-((FAIL == 0))
+finish

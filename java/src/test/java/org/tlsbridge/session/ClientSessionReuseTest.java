@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.Socket;
 import java.security.Provider;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -39,8 +38,6 @@ import org.tlsbridge.test.EnginePair;
  */
 @Timeout(120)
 class ClientSessionReuseTest {
-    enum Transport { ENGINE, SOCKET, LAYERED }
-
     /** Engines meet in memory: the port is only the client cache's key. */
     private static final int ENGINE_PORT = 8443;
     private static final String AES128_12 = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256";
@@ -79,7 +76,7 @@ class ClientSessionReuseTest {
 
     static List<Arguments> everyClient() {
         List<Arguments> out = new java.util.ArrayList<>();
-        for (Transport t : Transport.values()) {
+        for (ClientTransport t : ClientTransport.values()) {
             for (String provider : new String[] {"TLSBridge", "SunJSSE"}) {
                 out.add(Arguments.of(t, provider));
             }
@@ -111,8 +108,8 @@ class ClientSessionReuseTest {
         private final SSLServerSocket ss;
         private final BlockingQueue<Object> seen = new LinkedBlockingQueue<>();
 
-        Server(Transport t) throws Exception {
-            if (t == Transport.ENGINE) {
+        Server(ClientTransport t) throws Exception {
+            if (t == ClientTransport.ENGINE) {
                 ss = null;
                 return;
             }
@@ -174,8 +171,8 @@ class ClientSessionReuseTest {
     }
 
     /** One connection of client to server, the client configured by ask; the handshake must succeed. */
-    static Seen connect(SSLContext client, Transport t, Server server, Ask ask) throws Exception {
-        if (t == Transport.ENGINE) {
+    static Seen connect(SSLContext client, ClientTransport t, Server server, Ask ask) throws Exception {
+        if (t == ClientTransport.ENGINE) {
             SSLEngine c = client.createSSLEngine("localhost", ENGINE_PORT);
             c.setUseClientMode(true);
             c.setSSLParameters(ask.into(c.getSSLParameters()));
@@ -188,13 +185,8 @@ class ClientSessionReuseTest {
             SSLSession cs = c.getSession();
             return new Seen(TlsBridgeProvider.isResumed(s.getSession()), cs.getCipherSuite(), cs.getProtocol(), cs);
         }
-        int port = server.port();
-        SSLSocket c = t == Transport.SOCKET
-                ? (SSLSocket) client.getSocketFactory().createSocket("localhost", port)
-                : (SSLSocket) client.getSocketFactory().createSocket(
-                        new Socket(InetAddress.getLoopbackAddress(), port), "localhost", port, true);
         SSLSession cs;
-        try (SSLSocket cc = c) {
+        try (SSLSocket cc = t.socket(client, server.port())) {
             cc.setSoTimeout(20_000);
             cc.setSSLParameters(ask.into(cc.getSSLParameters()));
             OutputStream o = cc.getOutputStream();
@@ -206,104 +198,126 @@ class ClientSessionReuseTest {
         return new Seen(server.resumed(), cs.getCipherSuite(), cs.getProtocol(), cs);
     }
 
-    private static void full(Seen s, String what) {
-        assertFalse(s.resumed(), what + ": a full handshake");
+    /**
+     * One client context and one server, connected again and again; each connection a full or a resumed one. ask:
+     * what the test asks for unless it says otherwise (its protocol with that protocol's AES-128-GCM suite).
+     */
+    record Client(SSLContext ctx, ClientTransport t, Server server, Ask ask) {
+        Seen connect(Ask a) throws Exception {
+            return ClientSessionReuseTest.connect(ctx, t, server, a);
+        }
+
+        Seen full(Ask a, String what) throws Exception {
+            Seen s = connect(a);
+            assertFalse(s.resumed(), what + ": a full handshake");
+            return s;
+        }
+
+        Seen resumed(Ask a, String what) throws Exception {
+            Seen s = connect(a);
+            assertTrue(s.resumed(), what + ": resumed");
+            return s;
+        }
+
+        Seen full(String what) throws Exception {
+            return full(ask, what);
+        }
+
+        Seen resumed(String what) throws Exception {
+            return resumed(ask, what);
+        }
     }
 
-    private static void resumed(Seen s, String what) {
-        assertTrue(s.resumed(), what + ": resumed");
+    interface Steps {
+        void run(Client c) throws Exception;
+    }
+
+    /** The steps of a fresh client context of provider against a fresh server on t, asking for protocol. */
+    private static void run(ClientTransport t, String provider, String protocol, Steps steps) throws Exception {
+        try (Server server = new Server(t)) {
+            steps.run(new Client(Contexts.client(provider(provider)), t, server,
+                    protocol == null ? null : Ask.of(protocol, suite(protocol))));
+        }
+    }
+
+    /** The same for steps that say what each connection asks for. */
+    private static void run(ClientTransport t, String provider, Steps steps) throws Exception {
+        run(t, provider, null, steps);
     }
 
     @ParameterizedTest(name = "{0} {1} client {2}")
     @MethodSource("everyClientAndVersion")
-    void invalidatedSessionIsNeverOffered(Transport t, String provider, String protocol) throws Exception {
-        SSLContext client = Contexts.client(provider(provider));
-        Ask ask = Ask.of(protocol, suite(protocol));
-        try (Server server = new Server(t)) {
-            full(connect(client, t, server, ask), "first");
-            Seen second = connect(client, t, server, ask);
-            resumed(second, "second");
+    void invalidatedSessionIsNeverOffered(ClientTransport t, String provider, String protocol) throws Exception {
+        run(t, provider, protocol, c -> {
+            c.full("first");
+            Seen second = c.resumed("second");
             second.clientSession().invalidate();
             assertFalse(second.clientSession().isValid());
-            full(connect(client, t, server, ask), "after invalidate()");
-            resumed(connect(client, t, server, ask), "the new session");
-        }
+            c.full("after invalidate()");
+            c.resumed("the new session");
+        });
     }
 
     @ParameterizedTest(name = "{0} {1} client {2}")
     @MethodSource("everyClientAndVersion")
-    void firstSessionInvalidatedIsNeverOfferedEither(Transport t, String provider, String protocol)
+    void firstSessionInvalidatedIsNeverOfferedEither(ClientTransport t, String provider, String protocol)
             throws Exception {
-        SSLContext client = Contexts.client(provider(provider));
-        Ask ask = Ask.of(protocol, suite(protocol));
-        try (Server server = new Server(t)) {
-            Seen first = connect(client, t, server, ask);
-            full(first, "first");
-            first.clientSession().invalidate();
-            full(connect(client, t, server, ask), "after invalidate()");
-        }
+        run(t, provider, protocol, c -> {
+            c.full("first").clientSession().invalidate();
+            c.full("after invalidate()");
+        });
     }
 
     @ParameterizedTest(name = "{0} {1} client")
     @MethodSource("everyClient")
-    void sessionOfASuiteNoLongerEnabledIsNotOffered(Transport t, String provider) throws Exception {
-        SSLContext client = Contexts.client(provider(provider));
-        try (Server server = new Server(t)) {
-            full(connect(client, t, server, Ask.of("TLSv1.2", AES128_12)), "TLS 1.2 first");
-            Seen s = connect(client, t, server, Ask.of("TLSv1.2", AES256_12));
-            full(s, "TLS 1.2 with only another suite");
+    void sessionOfASuiteNoLongerEnabledIsNotOffered(ClientTransport t, String provider) throws Exception {
+        run(t, provider, c -> {
+            c.full(Ask.of("TLSv1.2", AES128_12), "TLS 1.2 first");
+            Seen s = c.full(Ask.of("TLSv1.2", AES256_12), "TLS 1.2 with only another suite");
             assertEquals(AES256_12, s.suite());
-            resumed(connect(client, t, server, Ask.of("TLSv1.2", AES256_12)), "TLS 1.2 the new suite's session");
+            c.resumed(Ask.of("TLSv1.2", AES256_12), "TLS 1.2 the new suite's session");
 
-            full(connect(client, t, server, Ask.of("TLSv1.3", AES128_13)), "TLS 1.3 first");
-            s = connect(client, t, server, Ask.of("TLSv1.3", AES256_13));
-            full(s, "TLS 1.3 with only a suite of another hash");
-            assertEquals(AES256_13, s.suite());
-        }
+            c.full(Ask.of("TLSv1.3", AES128_13), "TLS 1.3 first");
+            assertEquals(AES256_13, c.full(Ask.of("TLSv1.3", AES256_13), "TLS 1.3 with only a suite of another hash")
+                    .suite());
+        });
     }
 
     @ParameterizedTest(name = "{0} {1} client")
     @MethodSource("everyClient")
-    void sessionOfAVersionNoLongerEnabledIsNotOffered(Transport t, String provider) throws Exception {
-        SSLContext client = Contexts.client(provider(provider));
-        try (Server server = new Server(t)) {
-            full(connect(client, t, server, Ask.of("TLSv1.3", AES128_13)), "TLS 1.3 first");
-            Seen s = connect(client, t, server, Ask.of("TLSv1.2", AES128_12));
-            full(s, "then TLS 1.2 only");
-            assertEquals("TLSv1.2", s.protocol());
-            s = connect(client, t, server, Ask.of("TLSv1.3", AES128_13));
-            full(s, "then TLS 1.3 only");
-            assertEquals("TLSv1.3", s.protocol());
-        }
+    void sessionOfAVersionNoLongerEnabledIsNotOffered(ClientTransport t, String provider) throws Exception {
+        run(t, provider, c -> {
+            c.full(Ask.of("TLSv1.3", AES128_13), "TLS 1.3 first");
+            assertEquals("TLSv1.2", c.full(Ask.of("TLSv1.2", AES128_12), "then TLS 1.2 only").protocol());
+            assertEquals("TLSv1.3", c.full(Ask.of("TLSv1.3", AES128_13), "then TLS 1.3 only").protocol());
+        });
     }
 
     @ParameterizedTest(name = "{0} {1} client {2}")
     @MethodSource("everyClientAndVersion")
-    void sessionForAnotherServerNameIsNotOffered(Transport t, String provider, String protocol) throws Exception {
-        SSLContext client = Contexts.client(provider(provider));
-        Ask ask = Ask.of(protocol, suite(protocol));
-        try (Server server = new Server(t)) {
-            full(connect(client, t, server, ask.sni("a.example")), "SNI a.example");
-            resumed(connect(client, t, server, ask.sni("a.example")), "SNI a.example again");
-            Seen other = connect(client, t, server, ask.sni("b.example"));
+    void sessionForAnotherServerNameIsNotOffered(ClientTransport t, String provider, String protocol)
+            throws Exception {
+        run(t, provider, protocol, c -> {
+            c.full(c.ask().sni("a.example"), "SNI a.example");
+            c.resumed(c.ask().sni("a.example"), "SNI a.example again");
             // RFC 8446 4.6.1: a client SHOULD resume only with the SNI of the original session.
             // SunJSSE (JDK 17) offers it anyway and the server resumes; tlsbridge does not offer it.
-            if (!"SunJSSE".equals(provider)) {
-                full(other, "SNI b.example");
+            if ("SunJSSE".equals(provider)) {
+                c.connect(c.ask().sni("b.example"));
+            } else {
+                c.full(c.ask().sni("b.example"), "SNI b.example");
             }
-        }
+        });
     }
 
     @ParameterizedTest(name = "{0} {1} client {2}")
     @MethodSource("everyClientAndVersion")
-    void sessionMadeWithoutEndpointIdentificationIsNotOfferedWhenItIsAsked(Transport t, String provider,
+    void sessionMadeWithoutEndpointIdentificationIsNotOfferedWhenItIsAsked(ClientTransport t, String provider,
             String protocol) throws Exception {
-        SSLContext client = Contexts.client(provider(provider));
-        Ask ask = Ask.of(protocol, suite(protocol));
-        try (Server server = new Server(t)) {
-            full(connect(client, t, server, ask), "no identification");
-            full(connect(client, t, server, ask.identification("HTTPS")), "HTTPS identification");
-            resumed(connect(client, t, server, ask.identification("HTTPS")), "HTTPS identification again");
-        }
+        run(t, provider, protocol, c -> {
+            c.full("no identification");
+            c.full(c.ask().identification("HTTPS"), "HTTPS identification");
+            c.resumed(c.ask().identification("HTTPS"), "HTTPS identification again");
+        });
     }
 }
