@@ -60,7 +60,7 @@ SRCS=(bench/recordpath/recordpath.c bench/recordpath/recordpath_bio.c tests/fuzz
 build system "${SRCS[@]}" -lssl -lcrypto
 echo "## system libssl"
 measure system
-for d in "$TB_CACHE/openssl/3.5.5-$(uname -m)" "$TB_CACHE/openssl/4.0.3-$(uname -m)" "$@"; do
+for d in "$(tb_openssl_dir 3.5)" "$(tb_openssl_dir 4.0)" "$@"; do
   if [[ ! -f $d/lib/libssl.a ]]; then
     echo "## $d: NOT RUN (no static libssl there; scripts/lib/openssl.sh builds the bundled ones)"
     continue

@@ -8,7 +8,6 @@ connection, the negotiated group (server side, Tomcat /_stats; client side,
 s_client) and the bytes each way (s_client's count at the end of its
 handshake)."""
 
-import glob
 import json
 import os
 import re
@@ -37,8 +36,13 @@ def openssl35():
     p = os.environ.get("TB_OPENSSL35")
     if p and os.access(p, os.X_OK):
         return p
-    found = sorted(glob.glob("/var/cache/tlsbridge/openssl/3.5.*-x86_64/bin/openssl"))
-    return found[-1] if found else None
+    # Where scripts/lib/openssl.sh keeps it (the cache directory names the
+    # compiler's C library floor): asked, not guessed.
+    found = subprocess.run(["bash", "-c", 'source "$1/scripts/lib/common.sh"; source "$1/scripts/lib/openssl.sh"; '
+                            'tb_openssl_dir 3.5', "-", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")],
+                           capture_output=True, text=True).stdout.strip()
+    found = os.path.join(found, "bin", "openssl") if found else ""
+    return found if os.access(found, os.X_OK) else None
 
 
 def wanted(opts, names):

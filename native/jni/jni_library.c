@@ -4,7 +4,6 @@
 #include "../core/linked_openssl.h"
 #include "../core/live.h"
 
-#include <malloc.h>
 #include <openssl/crypto.h>
 #include <openssl/opensslv.h>
 
@@ -32,17 +31,11 @@ static jlong openssl_version_number(JNIEnv *env, jclass c) {
   return (jlong)OpenSSL_version_num();
 }
 
-/* Diagnostics for the soak test (tests/soak): bytes the process's malloc has
- * handed out and not taken back, over all arenas plus mmap'd blocks. Java
- * cannot ask glibc this without native code, and RSS alone cannot tell a
- * native leak from heap growth. -1 where mallinfo2 (glibc 2.33+) is missing. */
+/* Diagnostics for the soak test (tests/soak): Java cannot ask the C library
+ * this without native code, and RSS alone cannot tell a native leak from
+ * heap growth. */
 static jlong malloc_in_use(JNIEnv *env, jclass c) {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-  struct mallinfo2 mi = mallinfo2();
-  return (jlong)(mi.uordblks + mi.hblkhd);
-#else
-  return -1;
-#endif
+  return (jlong)tb_heap_in_use();
 }
 
 /* Live native objects of one kind (core/live.h), for leak checks. */

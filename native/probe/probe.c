@@ -24,6 +24,7 @@ static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) { stop_signal = sig; }
 
 static int verbose;
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap) {
   if (level == LIBBPF_DEBUG && !verbose)
     return 0;

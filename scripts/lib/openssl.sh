@@ -1,11 +1,14 @@
 # Builds the OpenSSL releases tlsbridge bundles or tests against, from the
 # `openssl-src` crate sources (pinned with their checksum in
 # scripts/lib/openssl-crates/<series>/Cargo.lock), into a cache outside the
-# tree keyed by version and arch: the host's, or aarch64 cross-compiled with
-# Debian's gcc-aarch64-linux-gnu. Sourced by scripts/openssl, scripts/test
-# and scripts/bench; needs common.sh.
+# tree keyed by version, arch and compiler: x86_64 compiled with Zig for glibc
+# 2.17 and later (scripts/lib/zig.sh), the compiler and C library floor of
+# the jar's linux-x86_64 libraries; aarch64 cross-compiled with Debian's
+# gcc-aarch64-linux-gnu. Sourced by scripts/openssl, scripts/test and
+# scripts/bench; needs common.sh.
 #
-# A cached build is a directory $TB_CACHE/openssl/<version>-<arch> with
+# A cached build is a directory $TB_CACHE/openssl/<version>-<arch>[-gnu2.17]
+# (x86_64-gnu2.17, aarch64) with
 #   include/, lib/libssl.a, lib/libcrypto.a   static, -fPIC: what the bundled
 #                                             flavour links
 #   so/libssl.so.N, so/libcrypto.so.N         the same code as shared
@@ -19,6 +22,7 @@
 # shellcheck shell=bash
 
 TB_CACHE=${TB_CACHE:-/var/cache/tlsbridge}
+source "$(dirname "${BASH_SOURCE[0]}")/zig.sh"
 # Configure options common to every build: static only (the crate's sources
 # are trimmed for that: no util/mkdef.pl, so no shared build), no loadable
 # modules or legacy provider, no docs or test programs to keep the build short.
@@ -40,12 +44,24 @@ tb_openssl_crate() {
   echo "$cv ${cv#*+}"
 }
 
+# _tb_openssl_zig_target ARCH -> Zig's target for ARCH's builds; nothing
+# (and false) for an arch still built with Debian's cross gcc.
+_tb_openssl_zig_target() {
+  case $1 in
+    x86_64) echo x86_64-linux-gnu.2.17 ;;
+    *) return 1 ;;
+  esac
+}
+
 # tb_openssl_dir SERIES [ARCH] -> prints the cache directory of that series'
-# build for ARCH (default: the host's), whether or not it is built yet.
+# build for ARCH (default: the host's), whether or not it is built yet. The
+# directory names the C library floor of a Zig build, so that a build made
+# with Debian's gcc for glibc 2.36 (<version>-x86_64) is never taken for one.
 tb_openssl_dir() {
-  local cv v
+  local cv v a=${2:-$(uname -m)}
   read -r cv v < <(tb_openssl_crate "$1")
-  echo "$TB_CACHE/openssl/$v-${2:-$(uname -m)}"
+  _tb_openssl_zig_target "$a" >/dev/null && a+=-gnu2.17
+  echo "$TB_CACHE/openssl/$v-$a"
 }
 
 # _tb_openssl_opts SERIES ARCH -> prints the Configure options of that build.
@@ -57,19 +73,37 @@ _tb_openssl_opts() {
   echo "${opts[*]}"
 }
 
-# _tb_openssl_cached DIR SERIES ARCH: a finished build made with today's options.
-_tb_openssl_cached() {
-  [[ -f $1/BUILD-INFO ]] && grep -qxF "options=$(_tb_openssl_opts "$2" "$3")" "$1/BUILD-INFO"
+# _tb_openssl_compiler ARCH -> Zig's version, target and the flags it adds,
+# as BUILD-INFO records them: a build by another Zig, or with other flags, is
+# not today's. Nothing for Debian's cross gcc (aarch64), whose builds have
+# always been what their directory says.
+_tb_openssl_compiler() {
+  local zt
+  zt=$(_tb_openssl_zig_target "$1") && echo "zig $TB_ZIG_VERSION cc -target $zt ${TB_ZIG_CFLAGS[*]}"
+  return 0
 }
 
-# tb_openssl SERIES [ARCH]: builds the series for ARCH (default: the host's;
-# else aarch64, cross-compiled) if it is not cached; prints the cache
+# _tb_openssl_cached DIR SERIES ARCH: a finished build made with today's
+# options and compiler. enable-ktls alone does not promise kTLS: Configure
+# leaves it out, silently, when its probe of the compiler for <linux/tls.h>
+# fails, and the engine's sealing record path needs it (native/core/seal.c,
+# docs/record-path.md): such a build is not taken.
+_tb_openssl_cached() {
+  local compiler
+  compiler=$(_tb_openssl_compiler "$3")
+  [[ -f $1/BUILD-INFO ]] && grep -qxF "options=$(_tb_openssl_opts "$2" "$3")" "$1/BUILD-INFO" &&
+    { [[ -z $compiler ]] || grep -qxF "compiler=$compiler" "$1/BUILD-INFO"; } &&
+    ! grep -q 'define OPENSSL_NO_KTLS' "$1/include/openssl/configuration.h"
+}
+
+# tb_openssl SERIES [ARCH]: builds the series for ARCH (default: the host's,
+# x86_64; else aarch64, cross-compiled) if it is not cached; prints the cache
 # directory on stdout (the build's progress goes to stderr and its output to
 # a log file beside the cache).
 tb_openssl() {
   local series=$1 arch=${2:-$(uname -m)} cv v dir tmp
   read -r cv v < <(tb_openssl_crate "$series") || return 1
-  [[ $arch == "$(uname -m)" || $arch == aarch64 ]] || die "no cross build of OpenSSL for '$arch' (only aarch64)"
+  [[ $arch == x86_64 || $arch == aarch64 ]] || die "no OpenSSL build for '$arch' (x86_64, aarch64)"
   dir=$(tb_openssl_dir "$series" "$arch")
   if _tb_openssl_cached "$dir" "$series" "$arch"; then
     echo "$dir"
@@ -96,7 +130,11 @@ tb_openssl() {
   fi
   tmp=$(mktemp -d "$TB_CACHE/openssl/.build-$v-XXXXXX") || return 1
   need_pkgs build-essential perl curl ca-certificates
-  [[ $arch == "$(uname -m)" ]] || need_pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  if _tb_openssl_zig_target "$arch" >/dev/null; then
+    tb_zig_tools "$(_tb_openssl_zig_target "$arch")" >/dev/null || return 1
+  else
+    need_pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  fi
   log "building OpenSSL $v for $arch (crate openssl-src $cv; about 3 minutes on 2 idle cores) into $dir; log: $dir.log"
   _tb_openssl_build "$series" "$cv" "$v" "$dir" "$tmp" "$arch" >"$dir.log" 2>&1 &
   local pid=$! t0=$SECONDS rc
@@ -112,7 +150,7 @@ tb_openssl() {
   fi
   rm -rf "$dir" && mv -T "$tmp/out" "$dir" && rm -rf "$tmp" || die "cannot move the OpenSSL $v build into $dir"
   exec {lock}>&-
-  log "OpenSSL $v ready in $dir ($(sed -n 's/^build-seconds=//p' "$dir/BUILD-INFO") s)"
+  log "OpenSSL $v ready in $dir ($(sed -n 's/^build-seconds=//p' "$dir/BUILD-INFO") s, $(sed -n 's/^build-cpu-seconds=//p' "$dir/BUILD-INFO") CPU-seconds)"
   echo "$dir"
 }
 
@@ -145,7 +183,8 @@ _tb_openssl_phase() {
 _tb_openssl_build() (
   unset CC CXX CPP CFLAGS CXXFLAGS CPPFLAGS LDFLAGS LDLIBS AR ARFLAGS AS LD NM OBJCOPY RANLIB RC CROSS_COMPILE \
     PERL HASHBANGPERL KERNEL_BITS
-  local series=$1 cv=$2 v=$3 dir=$4 tmp=$5 arch=$6 t0=$SECONDS src opts so cc=gcc target=() build install sum
+  local series=$1 cv=$2 v=$3 dir=$4 tmp=$5 arch=$6 t0=$SECONDS src opts so cc target build install sum zt tools load0 cpu
+  load0=$(cut -d' ' -f1-3 /proc/loadavg)
   sum=$(sed -n '/^name = "openssl-src"/,/^$/s/^checksum = "\(.*\)"/\1/p' "$TB_ROOT/scripts/lib/openssl-crates/$series/Cargo.lock")
   [[ $sum =~ ^[0-9a-f]{64}$ ]] || { echo "no openssl-src checksum in openssl-crates/$series/Cargo.lock"; return 1; }
   set -x
@@ -159,7 +198,15 @@ _tb_openssl_build() (
   src=$tmp/vendor/openssl-src-$cv/openssl
   [[ -x $src/Configure ]] || { echo "no Configure in $src"; return 1; }
   read -r -a opts < <(_tb_openssl_opts "$series" "$arch")
-  if [[ $arch != "$(uname -m)" ]]; then
+  if zt=$(_tb_openssl_zig_target "$arch"); then
+    # Configure's own target, with Zig for compiler and archiver (arguments:
+    # the environment's were unset above) and the flags that keep Zig's code
+    # what gcc's -O3 was (TB_ZIG_CFLAGS, scripts/lib/zig.sh); Configure's
+    # -O3 and the perlasm modules stay as they are.
+    tools=$(tb_zig_tools "$zt") || return 1
+    cc=$tools/$zt-cc
+    target=("linux-$arch" CC="$cc" AR="$tools/$zt-ar" RANLIB="$tools/$zt-ranlib" "${TB_ZIG_CFLAGS[@]}")
+  else
     cc=aarch64-linux-gnu-gcc
     target=(linux-aarch64 --cross-compile-prefix=aarch64-linux-gnu-)
   fi
@@ -170,8 +217,13 @@ _tb_openssl_build() (
     build=build_sw install=install_sw
   fi
   mkdir -p "$tmp/build" &&
-    (cd "$tmp/build" && perl "$src/Configure" "${target[@]}" "${opts[@]}" --prefix="$dir" --libdir=lib --openssldir="$TB_OSSL_DIR" &&
-      make -j"$(nproc)" "$build" && make DESTDIR="$tmp/dest" "$install") || return 1
+    (cd "$tmp/build" && perl "$src/Configure" "${target[@]}" "${opts[@]}" --prefix="$dir" --libdir=lib --openssldir="$TB_OSSL_DIR") || return 1
+  # Configure drops kTLS without a word when its compiler probe fails.
+  if grep -q 'define OPENSSL_NO_KTLS' "$tmp/build/include/openssl/configuration.h"; then
+    echo "OpenSSL $v for $arch: Configure left kTLS out (enable-ktls given; its probe of $cc for <linux/tls.h> failed)"
+    return 1
+  fi
+  (cd "$tmp/build" && make -j"$(nproc)" "$build" && make DESTDIR="$tmp/dest" "$install") || return 1
   mv -T "$tmp/dest$dir" "$tmp/out" || return 1
   # Shared libraries for the system-flavour tests, from the static archives
   # (their own soname, every symbol exported, libssl needing libcrypto).
@@ -181,7 +233,7 @@ _tb_openssl_build() (
       -Wl,--whole-archive "$tmp/out/lib/libcrypto.a" -Wl,--no-whole-archive -pthread -ldl &&
     $cc -shared -o "$tmp/out/so/libssl.so.$so" -Wl,-soname,"libssl.so.$so" \
       -Wl,--whole-archive "$tmp/out/lib/libssl.a" -Wl,--no-whole-archive \
-      -L"$tmp/out/so" -l:"libcrypto.so.$so" -pthread -ldl &&
+      "$tmp/out/so/libcrypto.so.$so" -pthread -ldl &&
     ln -s "libssl.so.$so" "$tmp/out/so/libssl.so" && ln -s "libcrypto.so.$so" "$tmp/out/so/libcrypto.so" || return 1
   set +x
   {
@@ -189,8 +241,16 @@ _tb_openssl_build() (
     echo "crate=openssl-src $cv"
     echo "checksum=$sum"
     echo "options=${opts[*]}"
+    echo "compiler=$(_tb_openssl_compiler "$arch" | grep . || echo "$cc")"
     echo "arch=$arch"
     echo "built=$(date -u +%FT%TZ)"
     echo "build-seconds=$((SECONDS - t0))"
+    # CPU time of the build's processes (bash's `times`, children's line; in
+    # this shell, not a pipeline's): what a loaded machine does not change,
+    # unlike the wall time above.
+    times >"$tmp/times"
+    cpu=$(sed -n 2p "$tmp/times" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.0f (user %.0f, system %.0f)", u[1] * 60 + u[2] + s[1] * 60 + s[2], u[1] * 60 + u[2], s[1] * 60 + s[2] }')
+    echo "build-cpu-seconds=$cpu"
+    echo "load-average=$load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
   } >"$tmp/out/BUILD-INFO"
 )

@@ -2,12 +2,10 @@
  * of the JSSE contract, close_notify, and bad input. */
 #include "test_support.h"
 #include "ciphers.h"
+#include "live.h"
 #include "session_cache.h"
 
 #include <string.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -21,8 +19,8 @@
 /* Bytes the process holds on glibc's heap, -1 where that cannot be read
  * (another libc, or a sanitizer's allocator). */
 static long heap_in_use(void) {
-#if defined(__GLIBC__) && !defined(TB_TEST_ASAN) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
-  return (long)mallinfo2().uordblks;
+#ifndef TB_TEST_ASAN
+  return tb_heap_in_use();
 #else
   return -1;
 #endif

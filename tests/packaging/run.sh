@@ -4,7 +4,8 @@
 # a library from another build (refused, and JCA falls back to SunJSSE), and
 # security.provider.1=TLSBridge in a java.security override; the OpenSSL
 # flavours (bundled by default, -Dtlsbridge.openssl=system on OpenSSL 3.0 and
-# 4.0, one clear error and SunJSSE where the chosen one cannot load).
+# 4.0, one clear error and SunJSSE where the chosen one cannot load); the C
+# libraries the jar's libraries need (libc.sh).
 set -uo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 source "$(dirname "$0")/../../scripts/lib/openssl.sh"
@@ -124,6 +125,10 @@ while read -r line; do
   case $line in PASS\ *) ok "${line#PASS }" ;; FAIL\ *) ko "${line#FAIL }" ;; *) echo "$line" ;; esac
 done <<<"$rules"
 grep -q '^FAIL ' <<<"$rules" || ((rules_rc == 0)) || ko "tests/packaging/pom_rules.py stopped (exit $rules_rc)"
+
+# The C libraries the jar's libraries need (glibc floor, musl), proven
+# against the gcc-built library above.
+source "$(dirname "$0")/libc.sh" "$WORK/other/native/libtlsbridge.so"
 
 echo "SUMMARY packaging: $PASS passed, $FAIL failed"
 ((FAIL == 0))
