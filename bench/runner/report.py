@@ -119,17 +119,9 @@ def icount_section(results):
     return md
 
 
-def item1_section(results):
-    """Item 1, one row per compared cell."""
-    rows = [t for t in results.get("targets", []) if t.get("item") == 1]
-    if not rows:
-        return []
-    md = ["## Every cell against SunJSSE (CPU per request)\n",
-          "CPU ratio = tlsbridge's CPU per request over SunJSSE's (at most 1.00x passes): the median of the "
-          "per-pair ratios with [min–max] for paired cells, else the ratio of the cells' medians (not paired). A "
-          "cell not planned as paired whose medians missed is paired after the fact, while the run's budget lasts "
-          "(`--repair-max`).\n",
-          "| workload | tlsbridge | ms/req | SunJSSE | ms/req | CPU ratio [min–max] | judged on | status |",
+def _cell_table(results, rows, other):
+    """The rows of a per-cell table: workload, both cells, ratio, how judged."""
+    md = [f"| workload | tlsbridge | ms/req | {other} | ms/req | CPU ratio [min–max] | judged on | status |",
           "|---|---|---|---|---|---|---|---|"]
     for t in rows:
         mode, size, skey = t["workload"]
@@ -148,6 +140,29 @@ def item1_section(results):
                   f"{how} | **{t['status']}** |")
     md.append("")
     return md
+
+
+def item1_section(results):
+    """Item 1, one row per compared cell."""
+    rows = [t for t in results.get("targets", []) if t.get("item") == 1]
+    if not rows:
+        return []
+    return ["## Every cell against SunJSSE (CPU per request)\n",
+            "CPU ratio = tlsbridge's CPU per request over SunJSSE's (at most 1.00x passes): the median of the "
+            "per-pair ratios with [min–max] for paired cells, else the ratio of the cells' medians (not paired). A "
+            "cell not planned as paired whose medians missed is paired after the fact, while the run's budget lasts "
+            "(`--repair-max`).\n"] + _cell_table(results, rows, "SunJSSE")
+
+
+def peer_section(results):
+    """What users pick instead, one row per peer and cell both serve."""
+    rows = [t for t in results.get("targets", []) if t.get("item") == "peer"]
+    if not rows:
+        return []
+    return [f"## {T.PEER_TABLE} (CPU per request)\n",
+            "CPU ratio = tlsbridge's CPU per request over the other's in the same server (at most 1.00x passes), "
+            "judged as against SunJSSE: the same cells paired, the others on the cells' medians, paired after a "
+            "medians MISS while the run's budget lasts.\n"] + _cell_table(results, rows, "other")
 
 
 def write(results, out):
@@ -201,10 +216,11 @@ def write(results, out):
               "other's, beside the same limit as \"target <= N.NNx\" (\"<= 1.00x\": no more CPU than the other).\n")
     md.append("| status | target | detail |\n|---|---|---|")
     for t in results.get("targets", []):
-        if t.get("item") != 1:
+        if not T.per_cell(t):
             md.append(f"| **{t['status']}** | {T.label(t)} | {t['detail']} |")
     md.append("")
     md += item1_section(results)
+    md += peer_section(results)
     sc = results.get("syscalls") or {}
     if sc.get("ok"):
         md.append("## Syscalls per request\n")
@@ -339,7 +355,7 @@ def print_table(results):
     print()
     print("Targets (each a CPU ratio, tlsbridge's over the other's):")
     for t in results.get("targets", []):
-        if t.get("item") == 1 and t["status"] == "PASS":
+        if T.per_cell(t) and t["status"] == "PASS":
             continue  # the summary line counts them; report.md has every row
         detail = re.sub(r"\s+", " ", t["detail"])
         print(f"{t['status']:10} {T.label(t)}")

@@ -10,6 +10,7 @@ other's), so below 1.00x tlsbridge is cheaper."""
 
 import datetime
 
+import targets as T
 from rules import PRIMARY
 from words import MODE_SHORT, size_label
 
@@ -154,6 +155,26 @@ def _line(results, mode):
     return text + (f"; no figure for {', '.join(missing)}" if missing else "")
 
 
+def _peers(results):
+    """The verdict against each peer a user would pick instead, in one
+    line; None when the run measured none of them."""
+    ts = [t for t in results.get("targets", []) if t.get("summary_of") == "peer"]
+    if not any(t["status"] != "N/A" for t in ts):
+        return None
+    out = []
+    for t in ts:
+        if t["status"] == "N/A":
+            out.append(f"{t['peer_words']}: not in this run")
+            continue
+        rows = [r for r in results["targets"] if r.get("item") == "peer" and r.get("peer") == t["peer"]]
+        bad = [f"{MODE_SHORT[r['workload'][0]]} {size_label(r['workload'][1])} {T.x(r.get('cpu_ratio'))}"
+               for r in rows if r["status"] in ("MISS", "NOISY")]
+        out.append(f"{t['peer_words']} **{t['status']}** ({len(rows)} cells"
+                   + (f"; not met or noisy: {', '.join(bad)}" if bad else "") + ")")
+    return ("**Against what users pick instead** (tlsbridge no more CPU per request than each, in every cell both "
+            "serve): " + "; ".join(out) + ".")
+
+
 def conclusion(results):
     """At most six lines of markdown: what, where, and the CPU it saves or
     costs per keep-alive request and per new connection."""
@@ -177,7 +198,10 @@ def conclusion(results):
         ln = _line(results, mode)
         lines.append(f"**{what}** (CPU ratio, lower is better): {ln}." if ln else
                      f"**{what}**: not measured in this run.")
-    ts = [t for t in results.get("targets", []) if t.get("item") != 1]
+    peers = _peers(results)
+    if peers:
+        lines.append(peers)
+    ts = [t for t in results.get("targets", []) if not T.per_cell(t)]
     if ts:
         n = {s: sum(1 for t in ts if t["status"] == s) for s in ("PASS", "NOISY", "MISS", "UNVERIFIED", "N/A")}
         lines.append("**Targets**: " + ", ".join(f"{k} {s}" for s, k in n.items() if k)
