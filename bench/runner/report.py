@@ -38,7 +38,8 @@ def workloads(results):
 
 def reference(cell, cells):
     """The SunJSSE cell a variant is compared with: same server kind and JVM."""
-    want = {"BenchmarkSSLSocket": "bss-sunjsse", "BenchmarkSSLSocket (JSS)": "bss-sunjsse"}.get(cell["server"])
+    want = {"BenchmarkSSLSocket": "bss-sunjsse", "BenchmarkSSLSocket (JSS)": "bss-sunjsse",
+            "Netty 4.1 HTTP/1.1": "netty-jdk"}.get(cell["server"])
     if not want:
         want = "tomcat-sunjsse-25" if cell.get("jvm") == "25" else "tomcat-sunjsse"  # same JVM
     return next((c for c in cells if c["variant"] == want), None) or \
@@ -181,7 +182,7 @@ def write(results, out):
         md.append(f"> **Quick mode**: one repetition, short runs, {op.get('pairs')} pairs per target (fewer than "
                   f"the {T.PAIRS_MIN} a verdict needs), warm-up converging on keep-alive cells only and capped at "
                   f"{op.get('warmup'):.0f} s: figures to look at, not to quote (`scripts/bench --full` takes "
-                  f"65-95 minutes on a quiet machine).\n")
+                  f"75-115 minutes on a quiet machine).\n")
     md.append(f"Server pinned to CPU {meta['pinning']['server_cpu']}, load generator to CPU "
               f"{meta['pinning']['client_cpu']} (taskset). Repetitions per cell: {op['reps']}, "
               f"interleaved (variant A rep 1, B rep 1, …, A rep 2, …); {op['duration']} s timed "
@@ -235,8 +236,8 @@ def write(results, out):
 
     md.append("## Versions\n")
     md.append("| component | version |\n|---|---|")
-    for k in ("jdk17", "jdk25", "openssl", "tomcat", "nginx", "siege", "wrk", "jss", "nss", "conscrypt", "accp", "jmh",
-              "perf", "kernel", "cpu", "cpus", "tlsbridge_git", "tlsbridge_jar", "tlsbridge_probe"):
+    for k in ("jdk17", "jdk25", "openssl", "tomcat", "nginx", "siege", "wrk", "jss", "nss", "conscrypt", "accp",
+              "wildfly_openssl", "netty", "netty_tcnative", "jmh", "perf", "kernel", "cpu", "cpus", "tlsbridge_git", "tlsbridge_jar", "tlsbridge_probe"):
         md.append(f"| {k} | {v.get(k, '–')} |")
     md.append(f"| JVM flags (every Java server) | `{' '.join(meta['jvm_flags'])}` "
               f"(+ `{' '.join(meta['jdk25_extra_flags'])}` on JDK 25) |")

@@ -20,8 +20,10 @@ COUNTERPART = {"tomcat-sunjsse": "tomcat-tlsbridge", "tomcat-openssl-ffm": "tomc
                "nginx": "tomcat-tlsbridge", "tomcat-sunjsse-25": "tomcat-tlsbridge-25",
                "springboot-sunjsse": "springboot-tlsbridge", "bss-sunjsse": "bss-tlsbridge",
                "jss-legacy": "bss-tlsbridge", "tomcat-conscrypt": "tomcat-tlsbridge",
-               "tomcat-sunjsse-accp": "tomcat-tlsbridge", "bss-sunjsse-vt": "bss-tlsbridge-vt",
-               "bss-tlsbridge-25": "bss-tlsbridge-vt"}
+               "tomcat-sunjsse-accp": "tomcat-tlsbridge", "tomcat-wildfly-openssl": "tomcat-tlsbridge",
+               "bss-sunjsse-vt": "bss-tlsbridge-vt",
+               "bss-tlsbridge-25": "bss-tlsbridge-vt", "netty-openssl": "netty-tlsbridge",
+               "netty-jdk": "netty-tlsbridge"}
 # the JDK 25 comparison falls back to the JDK 17 server when the run has
 # no tlsbridge on 25 (the quick run)
 FALLBACK = {"tomcat-tlsbridge-25": "tomcat-tlsbridge"}
@@ -31,17 +33,20 @@ NAMES = {"tomcat-sunjsse": "SunJSSE in Tomcat", "tomcat-openssl-ffm": "Tomcat's 
          "tomcat-tlsbridge": "tlsbridge in Tomcat", "tomcat-tlsbridge-25": "tlsbridge in Tomcat on JDK 25",
          "springboot-tlsbridge": "tlsbridge in Spring Boot", "bss-tlsbridge": "tlsbridge's bare socket server",
          "tomcat-conscrypt": "Conscrypt in Tomcat", "tomcat-sunjsse-accp": "SunJSSE over ACCP in Tomcat",
+         "tomcat-wildfly-openssl": "wildfly-openssl in Tomcat",
          "bss-sunjsse-vt": "SunJSSE's socket server on virtual threads",
          "bss-tlsbridge-vt": "tlsbridge's bare socket server on virtual threads",
-         "bss-tlsbridge-25": "the same on platform threads"}
+         "bss-tlsbridge-25": "the same on platform threads", "netty-openssl": "Netty's OpenSSL engine",
+         "netty-jdk": "SunJSSE in Netty", "netty-tlsbridge": "tlsbridge in Netty"}
 CONTENDED = 0.1
 # the variant names the tables and charts print, in plain words (the legend)
 GLOSSARY = [("tomcat-tlsbridge", "tlsbridge in Tomcat (`-direct`: direct buffers, `-25`: on JDK 25, `-system`: "
                                  "system OpenSSL)"),
             ("tomcat-sunjsse", "SunJSSE in Tomcat (`-accp`: over Amazon's ACCP)"),
-            ("tomcat-conscrypt", "Conscrypt"), ("tomcat-openssl-ffm", "Tomcat's OpenSSL engine"),
+            ("tomcat-conscrypt", "Conscrypt"), ("tomcat-wildfly-openssl", "wildfly-openssl"), ("tomcat-openssl-ffm", "Tomcat's OpenSSL engine"),
             ("springboot-…", "Spring Boot"), ("bss-…", "a bare socket server (`-vt`: virtual threads)"),
-            ("jss-legacy", "the same on Mozilla JSS"), ("…-plain", "no TLS")]
+            ("jss-legacy", "the same on Mozilla JSS"), ("netty-…", "Netty (`-openssl`: its OpenSSL engine, `-jdk`: "
+                                                               "SunJSSE)"), ("…-plain", "no TLS")]
 
 
 def flags(c):

@@ -143,7 +143,8 @@ def cell_key(c):
 # comparison were measured gives one target, ours <= 1.00x theirs. These are
 # generated from the run's cells, not listed.
 ITEM1 = [("tomcat-tlsbridge", "tomcat-sunjsse"), ("tomcat-tlsbridge-direct", "tomcat-sunjsse"),
-         ("tomcat-tlsbridge-25", "tomcat-sunjsse-25"), ("bss-tlsbridge", "bss-sunjsse")]
+         ("tomcat-tlsbridge-25", "tomcat-sunjsse-25"), ("bss-tlsbridge", "bss-sunjsse"),
+         ("netty-tlsbridge", "netty-jdk")]
 # The item-1 cells that matter most get paired windows (the rest: same-run
 # medians, labelled "not paired"): keep-alive 1 KiB and 16 KiB AES-128-GCM,
 # the common traffic the issue found behind, heap, direct and JDK 25. Each
@@ -193,7 +194,9 @@ def item1_name(mode, size, suite, ours, theirs):
 # same cells as SunJSSE's are paired (PEER_PAIRED); the rest are judged on
 # same-run medians and paired after a medians MISS while --repair-max lasts.
 PEER = [("tomcat-tlsbridge", "tomcat-conscrypt", "Conscrypt"),
-        ("tomcat-tlsbridge", "tomcat-sunjsse-accp", "SunJSSE over ACCP")]
+        ("tomcat-tlsbridge", "tomcat-sunjsse-accp", "SunJSSE over ACCP"),
+        ("tomcat-tlsbridge", "tomcat-wildfly-openssl", "wildfly-openssl"),
+        ("netty-tlsbridge", "netty-openssl", "Netty's OpenSSL engine")]
 PEER_PAIRED = ITEM1_PAIRED
 
 
@@ -347,9 +350,9 @@ def per_cell(t):
 # which comparisons it covers (the conclusion shows others that it does not)
 ITEM1_RULE = ("A cell passes at 1.00x or below: on the median of its pairs where it was paired (NOISY when the pairs "
               "fall on both sides of 1.00x), else on the ratio of the two medians. Judged: tlsbridge in Tomcat (heap, "
-              "direct buffers, JDK 25) and its bare socket server against SunJSSE in the same server; "
+              "direct buffers, JDK 25), in Netty and its bare socket server against SunJSSE in the same server; "
               "the Spring Boot, nginx, Tomcat OpenSSL engine and Mozilla JSS figures of the conclusion are shown, "
-              "not judged; Conscrypt and SunJSSE over ACCP have targets of their own.")
+              "not judged; Conscrypt, SunJSSE over ACCP and Netty's OpenSSL engine have targets of their own.")
 
 
 def _counts(lines):
@@ -397,6 +400,9 @@ def peer_summaries(r, rows):
         if not lines:
             why = [f"{v}: {variants[v].get('reason') or 'not available'}" for v in (a, b)
                    if v in variants and not variants[v].get("available")]
+            # a server that is in the build but could not start (bench.py's not_available entries)
+            why += [f"{x['what']}: {x['why']}" for x in r.get("not_available") or []
+                    if str(x.get("what", "")).split(" ")[0] in (a, b)]
             missing = [v for v in (a, b) if v not in variants]
             detail = ("not measured in this run: " + "; ".join(why) if why else
                       f"not measured in this run: {', '.join(missing)} not in it (the full run measures "

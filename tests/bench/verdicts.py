@@ -578,15 +578,16 @@ trying("peers: a peer that did not run is N/A with the reason (not available her
 
 
 def peer_planned():
-    names = {"tomcat-tlsbridge", "tomcat-sunjsse", "tomcat-conscrypt", "tomcat-sunjsse-accp"}
+    names = {"tomcat-tlsbridge", "tomcat-sunjsse", "tomcat-conscrypt", "tomcat-sunjsse-accp", "netty-tlsbridge",
+             "netty-openssl", "netty-jdk"}
     ka = [p[1:3] for p in targets.planned_pairs("keepalive", 1024, "t13-aes128", names)]
     nc = [p[1:3] for p in targets.planned_pairs("newconn", 1024, "t13-aes128", names)]
     want = [("tomcat-tlsbridge", "tomcat-sunjsse"), ("tomcat-tlsbridge", "tomcat-conscrypt"),
-            ("tomcat-tlsbridge", "tomcat-sunjsse-accp")]
+            ("tomcat-tlsbridge", "tomcat-sunjsse-accp"), ("netty-tlsbridge", "netty-openssl")]
     return ka == want and nc == [], (ka, nc)
 
 
-trying("peers: paired where SunJSSE is (keep-alive 1 KiB and 16 KiB); new connection on medians",
+trying("peers: paired where SunJSSE is (keep-alive 1 KiB and 16 KiB), Netty's pair too; new connection on medians",
        peer_planned)
 
 
@@ -623,8 +624,21 @@ quick = plan.build(bench.parse(["--quick"]))
 qv = {v.name: v for v in variants.default(variants.all_variants(), True)}
 qhave = {(v, m) for v in qv for gq in quick if gq.tls for m, n in gq.cells
          if gq.suite.key == "t13-aes128" and variants.serves(qv[v], m, n, gq)}
-check("the quick run measures Conscrypt and ACCP (keep-alive and new connection)",
-      all((v, m) in qhave for v in ("tomcat-conscrypt", "tomcat-sunjsse-accp") for m in ("keepalive", "newconn")),
-      sorted(qhave))
+check("the quick run measures Conscrypt and ACCP (keep-alive and new connection) and no Netty server",
+      all((v, m) in qhave for v in ("tomcat-conscrypt", "tomcat-sunjsse-accp") for m in ("keepalive", "newconn"))
+      and not [v for v in qv if v.startswith("netty-")], sorted(qhave))
+check("Netty's JDK mode on tlsbridge is also held to SunJSSE in Netty (medians, repaired on a miss)",
+      ("netty-tlsbridge", "netty-jdk") in targets.ITEM1 and "netty-tlsbridge" not in targets.ITEM1_PAIRED_VARIANTS)
+# the runner's check of a Netty server's own account of its engine
+nv = {v.name: v for v in variants.all_variants() if v.name.startswith("netty-")}
+said = {"netty-openssl": {"provider": "netty-tcnative", "engine": "io.netty.handler.ssl.OpenSslEngine",
+                          "library": "BoringSSL"},
+        "netty-tlsbridge": {"provider": "TLSBridge", "engine": "org.tlsbridge.engine.TlsBridgeEngine"},
+        "netty-jdk": {"provider": "SunJSSE", "engine": "sun.security.ssl.SSLEngineImpl"}}
+check("each Netty server is taken for the engine it names, and for no other's",
+      sorted(nv) == sorted(said) and all(nv[a].wrong_engine(said[b]) is None if a == b else nv[a].wrong_engine(said[b])
+                                         for a in said for b in said)
+      and nv["netty-openssl"].wrong_engine(dict(said["netty-openssl"], library="OpenSSL 3.0.13"))
+      and nv["netty-jdk"].wrong_engine(None), sorted(nv))
 print(f"VERDICTS {passed} {failed}")
 sys.exit(1 if failed else 0)
