@@ -629,6 +629,16 @@ check("the quick run measures Conscrypt and ACCP (keep-alive and new connection)
       and not [v for v in qv if v.startswith("netty-")], sorted(qhave))
 check("Netty's JDK mode on tlsbridge is also held to SunJSSE in Netty (medians, repaired on a miss)",
       ("netty-tlsbridge", "netty-jdk") in targets.ITEM1 and "netty-tlsbridge" not in targets.ITEM1_PAIRED_VARIANTS)
+# the full run: every Netty server and wildfly-openssl in the peers' cells
+# (keep-alive 1, 16 and 64 KiB, new and resumed connections, primary suite)
+fv = {v.name: v for v in variants.default(variants.all_variants(), False)}
+fhave = {(v, m, n) for v in fv for gf in full if gf.tls for m, n in gf.cells
+         if gf.suite.key == "t13-aes128" and variants.serves(fv[v], m, n, gf)}
+fwant = {(v, m, n) for v in ("netty-openssl", "netty-tlsbridge", "netty-jdk", "tomcat-wildfly-openssl")
+         for m, n in (("keepalive", 1024), ("keepalive", 16384), ("keepalive", 65536), ("newconn", 1024),
+                      ("resumed", 1024))}
+check("the full run measures the Netty servers and wildfly-openssl in the peers' cells",
+      fwant <= fhave, sorted(fwant - fhave))
 # the runner's check of a Netty server's own account of its engine
 nv = {v.name: v for v in variants.all_variants() if v.name.startswith("netty-")}
 said = {"netty-openssl": {"provider": "netty-tcnative", "engine": "io.netty.handler.ssl.OpenSslEngine",
