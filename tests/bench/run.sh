@@ -12,7 +12,8 @@
 # tests/bench/verdicts.py checks the verdict logic on made-up windows and
 # tests/bench/report_check.py what a reader sees (the report's first screen,
 # one direction for every ratio, marks of unclean cells, the progress line,
-# no import circle in the runner).
+# no import circle in the runner); after it, tests/bench/netty_check.py
+# starts the full run's Netty servers and checks the engine each names.
 # Prints one line per check and a SUMMARY.
 # Variants missing from this build are listed as NOT AVAILABLE in the report
 # (checked here), never skipped silently.
@@ -45,6 +46,11 @@ if command -v strace >/dev/null; then
 else
   echo "     NOT AVAILABLE: syscall counts (strace is not installed)"
 fi
+# the full run's Netty servers (none in the quick run), started as the runner
+# starts them, each proving the engine that serves it (scripts/bench built them)
+python3 tests/bench/netty_check.py 2>&1 | tee "$OUT/netty.log"
+read -r _ NP NF < <(grep '^NETTY ' "$OUT/netty.log" || echo "NETTY 0 1")
+VP=$((VP + NP)) VF=$((VF + NF))
 python3 - "$OUT" "$RC" "$ELAPSED" "$VP" "$VF" <<'PY'
 import glob, json, os, sys
 sys.path.insert(0, "bench/runner")
