@@ -55,6 +55,10 @@ def collect(ctx, tomcat_version):
         # the peers of bench/server's pom (tomcat-conscrypt, tomcat-sunjsse-accp)
         "conscrypt": _jar_version(ctx.server_cp, "conscrypt-openjdk-uber"),
         "accp": _jar_version(ctx.server_cp, "AmazonCorrettoCryptoProvider"),
+        "wildfly_openssl": _jar_version(ctx.server_cp, "wildfly-openssl"),
+        # bench/netty's pom (netty-openssl, netty-tlsbridge, netty-jdk)
+        "netty": _jar_version(getattr(ctx, "netty_cp", None), "netty-handler"),
+        "netty_tcnative": _jar_version(getattr(ctx, "netty_cp", None), "netty-tcnative-boringssl-static"),
         "perf": _first(["perf", "--version"], r"perf version (\S+)"),
         "kernel": platform.release(),
         "cpu": cpu,

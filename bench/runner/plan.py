@@ -138,8 +138,8 @@ def estimate_seconds(groups, variants, opts, parts=None, per_group=None, extras=
             add(f"pairs {m}", len(paired + taxed) * opts.pairs * 2 * _load(m, opts.pair_duration))
             here = {v.name for v in vs if V.serves(v, m, n, g)}
             planned = {p[0] for p in paired}
-            repair += [opts.pairs * 2 * _load(m, opts.pair_duration) for a, b in T.ITEM1
-                       if a in here and b in here and T.item1_name(m, n, g.suite.key, a, b) not in planned]
+            repair += [opts.pairs * 2 * _load(m, opts.pair_duration) for a, b, name_of in T.compared()
+                       if a in here and b in here and name_of(m, n, g.suite.key, a, b) not in planned]
             probed = opts.probe == "all" or (opts.probe == "primary" and g.suite.key in (PRIMARY, "plain") and
                                              n == min(x for y, x in g.cells if y == m) and
                                              (not opts.quick or (g.suite.key == PRIMARY and m == "keepalive")))

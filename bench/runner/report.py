@@ -38,7 +38,8 @@ def workloads(results):
 
 def reference(cell, cells):
     """The SunJSSE cell a variant is compared with: same server kind and JVM."""
-    want = {"BenchmarkSSLSocket": "bss-sunjsse", "BenchmarkSSLSocket (JSS)": "bss-sunjsse"}.get(cell["server"])
+    want = {"BenchmarkSSLSocket": "bss-sunjsse", "BenchmarkSSLSocket (JSS)": "bss-sunjsse",
+            "Netty 4.1 HTTP/1.1": "netty-jdk"}.get(cell["server"])
     if not want:
         want = "tomcat-sunjsse-25" if cell.get("jvm") == "25" else "tomcat-sunjsse"  # same JVM
     return next((c for c in cells if c["variant"] == want), None) or \
@@ -119,17 +120,9 @@ def icount_section(results):
     return md
 
 
-def item1_section(results):
-    """Item 1, one row per compared cell."""
-    rows = [t for t in results.get("targets", []) if t.get("item") == 1]
-    if not rows:
-        return []
-    md = ["## Every cell against SunJSSE (CPU per request)\n",
-          "CPU ratio = tlsbridge's CPU per request over SunJSSE's (at most 1.00x passes): the median of the "
-          "per-pair ratios with [min–max] for paired cells, else the ratio of the cells' medians (not paired). A "
-          "cell not planned as paired whose medians missed is paired after the fact, while the run's budget lasts "
-          "(`--repair-max`).\n",
-          "| workload | tlsbridge | ms/req | SunJSSE | ms/req | CPU ratio [min–max] | judged on | status |",
+def _cell_table(results, rows, other):
+    """The rows of a per-cell table: workload, both cells, ratio, how judged."""
+    md = [f"| workload | tlsbridge | ms/req | {other} | ms/req | CPU ratio [min–max] | judged on | status |",
           "|---|---|---|---|---|---|---|---|"]
     for t in rows:
         mode, size, skey = t["workload"]
@@ -150,6 +143,29 @@ def item1_section(results):
     return md
 
 
+def item1_section(results):
+    """Item 1, one row per compared cell."""
+    rows = [t for t in results.get("targets", []) if t.get("item") == 1]
+    if not rows:
+        return []
+    return ["## Every cell against SunJSSE (CPU per request)\n",
+            "CPU ratio = tlsbridge's CPU per request over SunJSSE's (at most 1.00x passes): the median of the "
+            "per-pair ratios with [min–max] for paired cells, else the ratio of the cells' medians (not paired). A "
+            "cell not planned as paired whose medians missed is paired after the fact, while the run's budget lasts "
+            "(`--repair-max`).\n"] + _cell_table(results, rows, "SunJSSE")
+
+
+def peer_section(results):
+    """What users pick instead, one row per peer and cell both serve."""
+    rows = [t for t in results.get("targets", []) if t.get("item") == "peer"]
+    if not rows:
+        return []
+    return [f"## {T.PEER_TABLE} (CPU per request)\n",
+            "CPU ratio = tlsbridge's CPU per request over the other's in the same server (at most 1.00x passes), "
+            "judged as against SunJSSE: the same cells paired, the others on the cells' medians, paired after a "
+            "medians MISS while the run's budget lasts.\n"] + _cell_table(results, rows, "other")
+
+
 def write(results, out):
     md = []
     meta = results["meta"]
@@ -166,7 +182,7 @@ def write(results, out):
         md.append(f"> **Quick mode**: one repetition, short runs, {op.get('pairs')} pairs per target (fewer than "
                   f"the {T.PAIRS_MIN} a verdict needs), warm-up converging on keep-alive cells only and capped at "
                   f"{op.get('warmup'):.0f} s: figures to look at, not to quote (`scripts/bench --full` takes "
-                  f"65-95 minutes on a quiet machine).\n")
+                  f"75-115 minutes on a quiet machine).\n")
     md.append(f"Server pinned to CPU {meta['pinning']['server_cpu']}, load generator to CPU "
               f"{meta['pinning']['client_cpu']} (taskset). Repetitions per cell: {op['reps']}, "
               f"interleaved (variant A rep 1, B rep 1, …, A rep 2, …); {op['duration']} s timed "
@@ -201,10 +217,11 @@ def write(results, out):
               "other's, beside the same limit as \"target <= N.NNx\" (\"<= 1.00x\": no more CPU than the other).\n")
     md.append("| status | target | detail |\n|---|---|---|")
     for t in results.get("targets", []):
-        if t.get("item") != 1:
+        if not T.per_cell(t):
             md.append(f"| **{t['status']}** | {T.label(t)} | {t['detail']} |")
     md.append("")
     md += item1_section(results)
+    md += peer_section(results)
     sc = results.get("syscalls") or {}
     if sc.get("ok"):
         md.append("## Syscalls per request\n")
@@ -219,8 +236,8 @@ def write(results, out):
 
     md.append("## Versions\n")
     md.append("| component | version |\n|---|---|")
-    for k in ("jdk17", "jdk25", "openssl", "tomcat", "nginx", "siege", "wrk", "jss", "nss", "conscrypt", "accp", "jmh",
-              "perf", "kernel", "cpu", "cpus", "tlsbridge_git", "tlsbridge_jar", "tlsbridge_probe"):
+    for k in ("jdk17", "jdk25", "openssl", "tomcat", "nginx", "siege", "wrk", "jss", "nss", "conscrypt", "accp",
+              "wildfly_openssl", "netty", "netty_tcnative", "jmh", "perf", "kernel", "cpu", "cpus", "tlsbridge_git", "tlsbridge_jar", "tlsbridge_probe"):
         md.append(f"| {k} | {v.get(k, '–')} |")
     md.append(f"| JVM flags (every Java server) | `{' '.join(meta['jvm_flags'])}` "
               f"(+ `{' '.join(meta['jdk25_extra_flags'])}` on JDK 25) |")
@@ -339,7 +356,7 @@ def print_table(results):
     print()
     print("Targets (each a CPU ratio, tlsbridge's over the other's):")
     for t in results.get("targets", []):
-        if t.get("item") == 1 and t["status"] == "PASS":
+        if T.per_cell(t) and t["status"] == "PASS":
             continue  # the summary line counts them; report.md has every row
         detail = re.sub(r"\s+", " ", t["detail"])
         print(f"{t['status']:10} {T.label(t)}")

@@ -10,6 +10,7 @@ other's), so below 1.00x tlsbridge is cheaper."""
 
 import datetime
 
+import targets as T
 from rules import PRIMARY
 from words import MODE_SHORT, size_label
 
@@ -19,8 +20,10 @@ COUNTERPART = {"tomcat-sunjsse": "tomcat-tlsbridge", "tomcat-openssl-ffm": "tomc
                "nginx": "tomcat-tlsbridge", "tomcat-sunjsse-25": "tomcat-tlsbridge-25",
                "springboot-sunjsse": "springboot-tlsbridge", "bss-sunjsse": "bss-tlsbridge",
                "jss-legacy": "bss-tlsbridge", "tomcat-conscrypt": "tomcat-tlsbridge",
-               "tomcat-sunjsse-accp": "tomcat-tlsbridge", "bss-sunjsse-vt": "bss-tlsbridge-vt",
-               "bss-tlsbridge-25": "bss-tlsbridge-vt"}
+               "tomcat-sunjsse-accp": "tomcat-tlsbridge", "tomcat-wildfly-openssl": "tomcat-tlsbridge",
+               "bss-sunjsse-vt": "bss-tlsbridge-vt",
+               "bss-tlsbridge-25": "bss-tlsbridge-vt", "netty-openssl": "netty-tlsbridge",
+               "netty-jdk": "netty-tlsbridge"}
 # the JDK 25 comparison falls back to the JDK 17 server when the run has
 # no tlsbridge on 25 (the quick run)
 FALLBACK = {"tomcat-tlsbridge-25": "tomcat-tlsbridge"}
@@ -30,17 +33,20 @@ NAMES = {"tomcat-sunjsse": "SunJSSE in Tomcat", "tomcat-openssl-ffm": "Tomcat's 
          "tomcat-tlsbridge": "tlsbridge in Tomcat", "tomcat-tlsbridge-25": "tlsbridge in Tomcat on JDK 25",
          "springboot-tlsbridge": "tlsbridge in Spring Boot", "bss-tlsbridge": "tlsbridge's bare socket server",
          "tomcat-conscrypt": "Conscrypt in Tomcat", "tomcat-sunjsse-accp": "SunJSSE over ACCP in Tomcat",
+         "tomcat-wildfly-openssl": "wildfly-openssl in Tomcat",
          "bss-sunjsse-vt": "SunJSSE's socket server on virtual threads",
          "bss-tlsbridge-vt": "tlsbridge's bare socket server on virtual threads",
-         "bss-tlsbridge-25": "the same on platform threads"}
+         "bss-tlsbridge-25": "the same on platform threads", "netty-openssl": "Netty's OpenSSL engine",
+         "netty-jdk": "SunJSSE in Netty", "netty-tlsbridge": "tlsbridge in Netty"}
 CONTENDED = 0.1
 # the variant names the tables and charts print, in plain words (the legend)
 GLOSSARY = [("tomcat-tlsbridge", "tlsbridge in Tomcat (`-direct`: direct buffers, `-25`: on JDK 25, `-system`: "
                                  "system OpenSSL)"),
             ("tomcat-sunjsse", "SunJSSE in Tomcat (`-accp`: over Amazon's ACCP)"),
-            ("tomcat-conscrypt", "Conscrypt"), ("tomcat-openssl-ffm", "Tomcat's OpenSSL engine"),
+            ("tomcat-conscrypt", "Conscrypt"), ("tomcat-wildfly-openssl", "wildfly-openssl"), ("tomcat-openssl-ffm", "Tomcat's OpenSSL engine"),
             ("springboot-…", "Spring Boot"), ("bss-…", "a bare socket server (`-vt`: virtual threads)"),
-            ("jss-legacy", "the same on Mozilla JSS"), ("…-plain", "no TLS")]
+            ("jss-legacy", "the same on Mozilla JSS"), ("netty-…", "Netty (`-openssl`: its OpenSSL engine, `-jdk`: "
+                                                               "SunJSSE)"), ("…-plain", "no TLS")]
 
 
 def flags(c):
@@ -154,6 +160,26 @@ def _line(results, mode):
     return text + (f"; no figure for {', '.join(missing)}" if missing else "")
 
 
+def _peers(results):
+    """The verdict against each peer a user would pick instead, in one
+    line; None when the run measured none of them."""
+    ts = [t for t in results.get("targets", []) if t.get("summary_of") == "peer"]
+    if not any(t["status"] != "N/A" for t in ts):
+        return None
+    out = []
+    for t in ts:
+        if t["status"] == "N/A":
+            out.append(f"{t['peer_words']}: not in this run")
+            continue
+        rows = [r for r in results["targets"] if r.get("item") == "peer" and r.get("peer") == t["peer"]]
+        bad = [f"{MODE_SHORT[r['workload'][0]]} {size_label(r['workload'][1])} {T.x(r.get('cpu_ratio'))}"
+               for r in rows if r["status"] in ("MISS", "NOISY")]
+        out.append(f"{t['peer_words']} **{t['status']}** ({len(rows)} cells"
+                   + (f"; not met or noisy: {', '.join(bad)}" if bad else "") + ")")
+    return ("**Against what users pick instead** (tlsbridge no more CPU per request than each, in every cell both "
+            "serve): " + "; ".join(out) + ".")
+
+
 def conclusion(results):
     """At most six lines of markdown: what, where, and the CPU it saves or
     costs per keep-alive request and per new connection."""
@@ -177,7 +203,10 @@ def conclusion(results):
         ln = _line(results, mode)
         lines.append(f"**{what}** (CPU ratio, lower is better): {ln}." if ln else
                      f"**{what}**: not measured in this run.")
-    ts = [t for t in results.get("targets", []) if t.get("item") != 1]
+    peers = _peers(results)
+    if peers:
+        lines.append(peers)
+    ts = [t for t in results.get("targets", []) if not T.per_cell(t)]
     if ts:
         n = {s: sum(1 for t in ts if t["status"] == s) for s in ("PASS", "NOISY", "MISS", "UNVERIFIED", "N/A")}
         lines.append("**Targets**: " + ", ".join(f"{k} {s}" for s, k in n.items() if k)

@@ -143,7 +143,8 @@ def cell_key(c):
 # comparison were measured gives one target, ours <= 1.00x theirs. These are
 # generated from the run's cells, not listed.
 ITEM1 = [("tomcat-tlsbridge", "tomcat-sunjsse"), ("tomcat-tlsbridge-direct", "tomcat-sunjsse"),
-         ("tomcat-tlsbridge-25", "tomcat-sunjsse-25"), ("bss-tlsbridge", "bss-sunjsse")]
+         ("tomcat-tlsbridge-25", "tomcat-sunjsse-25"), ("bss-tlsbridge", "bss-sunjsse"),
+         ("netty-tlsbridge", "netty-jdk")]
 # The item-1 cells that matter most get paired windows (the rest: same-run
 # medians, labelled "not paired"): keep-alive 1 KiB and 16 KiB AES-128-GCM,
 # the common traffic the issue found behind, heap, direct and JDK 25. Each
@@ -187,6 +188,28 @@ def item1_name(mode, size, suite, ours, theirs):
     return f"1. {_wl(mode, size, suite)}: {ours} <= {theirs}"
 
 
+# What a Java team would pick instead of tlsbridge, each judged like SunJSSE:
+# in every cell both serve, tlsbridge's server uses no more CPU per request
+# than the same server on the peer (ours, theirs, the peer in words). The
+# same cells as SunJSSE's are paired (PEER_PAIRED); the rest are judged on
+# same-run medians and paired after a medians MISS while --repair-max lasts.
+PEER = [("tomcat-tlsbridge", "tomcat-conscrypt", "Conscrypt"),
+        ("tomcat-tlsbridge", "tomcat-sunjsse-accp", "SunJSSE over ACCP"),
+        ("tomcat-tlsbridge", "tomcat-wildfly-openssl", "wildfly-openssl"),
+        ("netty-tlsbridge", "netty-openssl", "Netty's OpenSSL engine")]
+PEER_PAIRED = ITEM1_PAIRED
+
+
+def peer_name(mode, size, suite, ours, theirs):
+    return f"peer {_wl(mode, size, suite)}: {ours} <= {theirs}"
+
+
+def compared():
+    """Every per-cell comparison judged at 1.00x: (ours, theirs, target
+    name of a workload)."""
+    return [(a, b, item1_name) for a, b in ITEM1] + [(a, b, peer_name) for a, b, _ in PEER]
+
+
 def planned_pairs(mode, size, suite, names):
     """The paired targets of a workload whose two variants run in it:
     (target name, ours, theirs, metric). Used by the run and its estimate."""
@@ -194,6 +217,9 @@ def planned_pairs(mode, size, suite, names):
     if (mode, size, suite) in ITEM1_PAIRED:
         out += [(item1_name(mode, size, suite, a, b), a, b, "cpu_ms_per_req") for a, b in ITEM1
                 if a in ITEM1_PAIRED_VARIANTS and a in names and b in names]
+    if (mode, size, suite) in PEER_PAIRED:
+        out += [(peer_name(mode, size, suite, a, b), a, b, "cpu_ms_per_req") for a, b, _ in PEER
+                if a in names and b in names]
     out += [(t[0], t[1], t[2], t[6]) for t in CELL_TARGETS if t[3:6] == (mode, size, suite)
             and t[1] in names and t[2] in names]
     return out
@@ -242,7 +268,7 @@ MEDIANS_MISS = "medians MISS"
 
 
 def repair_pairings(results, mode, size, suite, left):
-    """At most left item-1 comparisons of this workload, not planned as
+    """At most left per-cell comparisons (SunJSSE's and the peers') of this workload, not planned as
     paired and not paired yet, whose same-run medians miss (ours > theirs),
     the worst first: (target name, ours, theirs, metric). Cells whose suite
     was not proven are left out: their line says UNVERIFIED whatever the
@@ -252,10 +278,10 @@ def repair_pairings(results, mode, size, suite, left):
     planned = {p[0] for p in planned_pairs(mode, size, suite, _measured(results, mode, size, suite))}
     done = results.get("pairs") or {}
     out = []
-    for a, b in ITEM1:
+    for a, b, name_of in compared():
         oc, tc = find(results, a, mode, size, suite), find(results, b, mode, size, suite)
         x, y = _med(oc, "cpu_ms_per_req"), _med(tc, "cpu_ms_per_req")
-        name = item1_name(mode, size, suite, a, b)
+        name = name_of(mode, size, suite, a, b)
         if x is None or y is None or name in planned or name in done or not (oc.get("verified") and tc.get("verified")):
             continue
         if x > y:
@@ -270,22 +296,23 @@ def _paired(r, name, oc, tc):
     return None
 
 
-def item1(r):
-    """One target per workload and comparison where both cells were measured."""
+def _cell_rows(r, comps, name_of, planned):
+    """One 1.00x target per workload and comparison (ours, theirs) where
+    both cells were measured; planned(workload, ours): paired by plan."""
     out, seen = [], set()
     for c in r["cells"]:
         k = (c["mode"], c["size"], c["suite_key"])
         if k in seen:
             continue
         seen.add(k)
-        for a, b in ITEM1:
+        for a, b in comps:
             oc, tc = find(r, a, *k), find(r, b, *k)
             if not oc or not tc or _med(oc, "cpu_ms_per_req") is None or _med(tc, "cpu_ms_per_req") is None:
                 continue
-            name = item1_name(*k, a, b)
+            name = name_of(*k, a, b)
             p = _paired(r, name, oc, tc)
             ln = _line(name, oc, tc, "cpu_ms_per_req", 1.0, "le", p, item1_label(*k, a, b))
-            ln.update(item=1, workload=list(k), planned_pairs=k in ITEM1_PAIRED and a in ITEM1_PAIRED_VARIANTS)
+            ln.update(workload=list(k), planned_pairs=planned(k, a))
             if p and p.get("trigger") == MEDIANS_MISS:
                 ln["paired_after"] = MEDIANS_MISS
                 ln["detail"] += (f"; paired after a {MEDIANS_MISS} (medians alone: "
@@ -294,29 +321,101 @@ def item1(r):
     return out
 
 
+def item1(r):
+    """One target per workload and comparison where both cells were measured."""
+    out = _cell_rows(r, ITEM1, item1_name, lambda k, a: k in ITEM1_PAIRED and a in ITEM1_PAIRED_VARIANTS)
+    for ln in out:
+        ln["item"] = 1
+    return out
+
+
+def peer_cells(r):
+    """The peers' per-cell targets, each row naming its peer."""
+    out = []
+    for a, b, _ in PEER:
+        rows = _cell_rows(r, [(a, b)], peer_name, lambda k, a: k in PEER_PAIRED)
+        for ln in rows:
+            ln.update(item="peer", peer=b)
+        out += rows
+    return out
+
+
+def per_cell(t):
+    """A row of a per-cell table (SunJSSE's or the peers'), which its
+    summary line stands for in the targets table."""
+    return t.get("item") in (1, "peer")
+
+
 # how one cell of the "no cell behind SunJSSE" target gets its verdict, and
 # which comparisons it covers (the conclusion shows others that it does not)
 ITEM1_RULE = ("A cell passes at 1.00x or below: on the median of its pairs where it was paired (NOISY when the pairs "
               "fall on both sides of 1.00x), else on the ratio of the two medians. Judged: tlsbridge in Tomcat (heap, "
-              "direct buffers, JDK 25) and its bare socket server against SunJSSE in the same server; the Spring "
-              "Boot, nginx, Tomcat OpenSSL engine, Mozilla JSS, Conscrypt and SunJSSE-over-ACCP figures of the "
-              "conclusion are shown, not judged.")
+              "direct buffers, JDK 25), in Netty and its bare socket server against SunJSSE in the same server; "
+              "the Spring Boot, nginx, Tomcat OpenSSL engine and Mozilla JSS figures of the conclusion are shown, "
+              "not judged; Conscrypt, SunJSSE over ACCP and Netty's OpenSSL engine have targets of their own.")
+
+
+def _counts(lines):
+    return {s: sum(1 for t in lines if t["status"] == s) for s in ("PASS", "NOISY", "MISS", "UNVERIFIED", "N/A")}
+
+
+def _status(n, lines):
+    return "MISS" if n["MISS"] else "NOISY" if n["NOISY"] else "UNVERIFIED" if n["UNVERIFIED"] else \
+        "N/A" if n["N/A"] == len(lines) else "PASS"
+
+
+def _count_text(lines):
+    n = _counts(lines)
+    paired = sum(1 for t in lines if t.get("pairs"))
+    after = sum(1 for t in lines if t.get("pairs") and t.get("paired_after"))
+    return (f"{len(lines)} cells: {n['PASS']} PASS, {n['NOISY']} NOISY, {n['MISS']} MISS"
+            + "".join(f", {n[s]} {s}" for s in ("UNVERIFIED", "N/A") if n[s])
+            + f" ({paired} paired{f', {after} of them after a {MEDIANS_MISS}' if after else ''}, the rest on "
+              f"same-run medians)")
 
 
 def item1_summary(lines):
-    n = {s: sum(1 for t in lines if t["status"] == s) for s in ("PASS", "NOISY", "MISS", "UNVERIFIED", "N/A")}
     if not lines:
         return {"target": ITEM1_NAME, "label": ITEM1_LABEL, "status": "N/A",
                 "detail": "no workload had both a tlsbridge and a SunJSSE cell"}
-    status = "MISS" if n["MISS"] else "NOISY" if n["NOISY"] else "UNVERIFIED" if n["UNVERIFIED"] else \
-        "N/A" if n["N/A"] == len(lines) else "PASS"
-    paired = sum(1 for t in lines if t.get("pairs"))
-    after = sum(1 for t in lines if t.get("pairs") and t.get("paired_after"))
-    detail = (f"{len(lines)} cells: {n['PASS']} PASS, {n['NOISY']} NOISY, {n['MISS']} MISS"
-              + "".join(f", {n[s]} {s}" for s in ("UNVERIFIED", "N/A") if n[s])
-              + f" ({paired} paired{f', {after} of them after a {MEDIANS_MISS}' if after else ''}, the rest on "
-                f"same-run medians); one row per cell in the table \"Every cell against SunJSSE\". " + ITEM1_RULE)
-    return {"target": ITEM1_NAME, "label": ITEM1_LABEL, "status": status, "detail": detail, "summary_of": 1}
+    detail = _count_text(lines) + "; one row per cell in the table \"Every cell against SunJSSE\". " + ITEM1_RULE
+    return {"target": ITEM1_NAME, "label": ITEM1_LABEL, "status": _status(_counts(lines), lines), "detail": detail,
+            "summary_of": 1}
+
+
+PEER_TABLE = "Every cell against what users pick instead"
+
+
+def peer_summaries(r, rows):
+    """One line per peer: its cells' verdicts counted, each cell's ratio, or
+    N/A with the reason it has no cell in this run."""
+    out = []
+    variants = r.get("variants") or {}
+    for a, b, who in PEER:
+        lines = [t for t in rows if t.get("peer") == b]
+        name = f"peer: no cell behind {b}"
+        lab = (f"No cell where tlsbridge costs more CPU than {who}: in each cell both serve, {a} uses at most 1.00x "
+               f"{b}'s CPU per request")
+        base = {"target": name, "label": lab, "summary_of": "peer", "peer": b, "peer_words": who, "ours": a}
+        if not lines:
+            why = [f"{v}: {variants[v].get('reason') or 'not available'}" for v in (a, b)
+                   if v in variants and not variants[v].get("available")]
+            # a server that is in the build but could not start (bench.py's not_available entries)
+            why += [f"{x['what']}: {x['why']}" for x in r.get("not_available") or []
+                    if str(x.get("what", "")).split(" ")[0] in (a, b)]
+            missing = [v for v in (a, b) if v not in variants]
+            detail = ("not measured in this run: " + "; ".join(why) if why else
+                      f"not measured in this run: {', '.join(missing)} not in it (the full run measures "
+                      f"{'them' if len(missing) > 1 else 'it'})" if missing else
+                      f"not measured in this run: no workload had both a {a} and a {b} cell")
+            out.append(dict(base, status="N/A", detail=detail))
+            continue
+        each = ", ".join(f"{MODE_SHORT[t['workload'][0]]} {size_label(t['workload'][1])} "
+                         f"{x(t.get('cpu_ratio'))} {t['status']}" for t in lines)
+        detail = (f"{_count_text(lines)}: {each}; one row per cell in the table \"{PEER_TABLE}\". A cell passes at "
+                  f"1.00x or below, judged as against SunJSSE")
+        out.append(dict(base, status=_status(_counts(lines), lines), detail=detail, cells_judged=len(lines)))
+    return out
 
 
 def tax(r, mode, size, suite, variant):
@@ -454,7 +553,8 @@ def _cells(r, t):
 def evaluate(results):
     r = results
     one = item1(r)
-    out = [item1_summary(one)]
+    peers = peer_cells(r)
+    out = [item1_summary(one)] + peer_summaries(r, peers)
     out += [tax_line(r, *t) for t in TAX]
     for t in CELL_TARGETS:
         oc, tc = _cells(r, t)
@@ -469,7 +569,7 @@ def evaluate(results):
         t["label"] = (f"Engine alone (JMH), wrap+unwrap of 1 KiB, {buf} buffers: tlsbridge's engine takes at most "
                       f"0.67x SunJSSE's time per operation (stretch goal 0.50x)")
         out.append(t)
-    return out + one
+    return out + one + peers
 
 
 def _jmh_line(j, name, bench, params, factor, stretch=None):

@@ -3,6 +3,7 @@ why not), how to start on 127.0.0.1 pinned to the server CPU for a given
 suite, and how to tell what it negotiated."""
 
 import glob
+import json
 import os
 import re
 import subprocess
@@ -35,6 +36,11 @@ class Ctx:
         sp = os.path.join(root, "bench", "spring", "target")
         if os.path.exists(os.path.join(sp, "classpath.txt")):
             self.spring_cp = os.path.join(sp, "classes") + ":" + self.local_cp(open(os.path.join(sp, "classpath.txt")).read())
+        # bench/netty: the Netty 4.1 server, a class path of its own
+        self.netty_cp = None
+        nt = os.path.join(root, "bench", "netty", "target")
+        if os.path.exists(os.path.join(nt, "classpath.txt")):
+            self.netty_cp = os.path.join(nt, "classes") + ":" + self.local_cp(open(os.path.join(nt, "classpath.txt")).read())
         ffm = glob.glob(os.path.join(st, "ffm", "*", "lib", "tomcat-coyote-ffm.jar"))
         self.ffm_jar = ffm[0] if ffm else None
         self._bss = None
@@ -241,6 +247,16 @@ class Tomcat(Variant):
         h = TomcatHandle(self, p, port, self.tls, cmd)
         h.client_env = client_env
         return h
+
+
+def wildfly_libssl():
+    """wildfly-openssl looks for an unversioned libssl.so (a -dev package's
+    link) unless told the files: the system's OpenSSL 3, by path."""
+    for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"):
+        ssl, crypto = os.path.join(d, "libssl.so.3"), os.path.join(d, "libcrypto.so.3")
+        if os.path.exists(ssl) and os.path.exists(crypto):
+            return [f"-Dorg.wildfly.openssl.path.ssl={ssl}", f"-Dorg.wildfly.openssl.path.crypto={crypto}"]
+    return []
 
 
 def client_tls13_pin(ctx, suite):
@@ -460,7 +476,7 @@ def find_bss(ctx):
     return ctx._bss
 
 
-def _socket_start(self, ctx, suite, argv, extra_jvm, cp, fqcn, listening=None):
+def _socket_start(self, ctx, suite, argv, extra_jvm, cp, fqcn, listening=None, handle=SocketHandle):
     """listening: the prefix of the line in which the server names the port
     it bound (port 0 given); None: a free port is chosen here."""
     port = 0 if listening else procs.free_port()
@@ -474,7 +490,7 @@ def _socket_start(self, ctx, suite, argv, extra_jvm, cp, fqcn, listening=None):
         out = p.output()
         p.stop()
         raise StartError(out[-1500:] or "did not listen")
-    return SocketHandle(self, p, port, True, cmd)
+    return handle(self, p, port, True, cmd)
 
 
 class BenchmarkSSLSocket(Variant):
@@ -508,6 +524,81 @@ class BenchmarkSSLSocket(Variant):
         argv = ["--bind", "127.0.0.1"] + (["--virtual"] if self.virtual else []) + [
             self.impl, os.path.join(ctx.pki, f"{suite.cert}.p12"), "m1oZilla", "{port}", str(size)]
         return _socket_start(self, ctx, suite, argv, pins, cp, fqcn, listening="LISTENING")
+
+
+# ------------------------------------------------------------------ Netty
+class NettyHandle(SocketHandle):
+    """bench/netty's server: NEGOTIATED lines as BenchmarkSSLSocket prints
+    them, and the engine that serves (BENCH-PROVIDER, checked by the server
+    before it listens) in every cell's verification."""
+
+    def verification(self, before, suite):
+        v = super().verification(before, suite)
+        m = re.search(r"^BENCH-PROVIDER (.+)$", self.proc.output(), re.M)
+        try:
+            v["provider"] = json.loads(m.group(1)) if m else None
+        except ValueError:
+            v["provider"] = None
+        wrong = self.variant.wrong_engine(v["provider"])
+        if wrong:
+            v["ok"] = False
+            v["error"] = wrong
+        if self.client_env:
+            v["client_pin"] = "the load generator's OpenSSL offers only " + suite.openssl
+        return v
+
+
+class Netty(Variant):
+    """bench/netty: a Netty 4.1 HTTP/1.1 server on NIO, GET /N returning the
+    same N bytes of 'a' as the Tomcat servlet, the TLS engine chosen by
+    name: Netty's OpenSSL engine (netty-tcnative, BoringSSL), or its JDK
+    mode with the TLSBridge provider or SunJSSE."""
+    server = "Netty 4.1 HTTP/1.1"
+    jdk = "17"
+    in_quick = False  # three more JVMs to warm up: the quick run keeps its 5 minutes
+    main = "org.tlsbridge.bench.netty.NettyBenchServer"
+
+    def __init__(self, name, impl, provider, note="", pins_tls13=True):
+        super().__init__(name, note)
+        self.impl, self.provider, self.pins_tls13 = impl, provider, pins_tls13
+
+    # what the server's BENCH-PROVIDER line must say for each --impl: the
+    # provider of the SSLContext (or netty-tcnative) and the engine's class
+    EXPECT = {"openssl": ("netty-tcnative", "io.netty.handler.ssl.", "OpenSsl"),
+              "tlsbridge": ("TLSBridge", "org.tlsbridge.", ""),
+              "jdk": ("SunJSSE", "sun.security.ssl.", "")}
+
+    def wrong_engine(self, said):
+        """Why the server's own account of its engine is not this variant's
+        (None when it is): a Netty cell is only worth its name if the engine
+        that served it is the one named."""
+        if not said:
+            return f"the server did not say that {self.provider} serves it"
+        provider, package, part = self.EXPECT[self.impl]
+        engine = said.get("engine") or ""
+        if said.get("provider") != provider or not engine.startswith(package) or part not in engine:
+            return f"served by {said.get('provider')} ({engine}), not {provider}"
+        if self.impl == "openssl" and not (said.get("library") or "").startswith("BoringSSL"):
+            return f"netty-tcnative runs {said.get('library')!r}, not BoringSSL"
+        return None
+
+    def available(self, ctx):
+        if not ctx.netty_cp:
+            return False, "bench/netty is not built"
+        return True, ""
+
+    def start(self, ctx, suite, size=None):
+        args = ["--impl", self.impl, "--port", "0", "--cert", os.path.join(ctx.pki, f"{suite.cert}.crt"),
+                "--key", os.path.join(ctx.pki, f"{suite.cert}.pk8.pem"), "--protocols", suite.protocol]
+        client_env = None
+        if self.pins_tls13 or suite.protocol != "TLSv1.3":
+            args += ["--ciphers", suite.iana]
+        else:
+            client_env = client_tls13_pin(ctx, suite)
+        h = _socket_start(self, ctx, suite, args, [], ctx.netty_cp, self.main, listening="LISTENING",
+                          handle=NettyHandle)
+        h.client_env = client_env
+        return h
 
 
 JSS_CP = ["/usr/share/java/jss.jar", "/usr/share/java/slf4j-api.jar", "/usr/share/java/slf4j-nop.jar",
@@ -579,6 +670,10 @@ def all_variants():
         Tomcat("tomcat-sunjsse-accp", "jsse-accp", "SunJSSE + ACCP", peer=True,
                note="SunJSSE with Amazon Corretto Crypto Provider 2.4.1 (AWS-LC) as the first provider: its AES-GCM, "
                     "HMAC, digests, ECDH and RSA signatures; X25519 stays on SunEC (ACCP 2.4.1 has none)"),
+        Tomcat("tomcat-wildfly-openssl", "wildfly-openssl", "wildfly-openssl", peer=True, in_quick=False,
+               jvm_extra=wildfly_libssl(),
+               note="wildfly-openssl 2.2.5 (its libwfssl over the system's OpenSSL 3) as the first provider under "
+                    "Tomcat's JSSEImplementation"),
         Tomcat("tomcat-openssl-ffm", "openssl-ffm", "OpenSSL (Tomcat FFM)", jdk="25",
                note="Tomcat's own OpenSSL engine over FFM; runs on Temurin 25"),
         Tomcat("tomcat-sunjsse-25", "jsse", "SunJSSE", jdk="25", in_quick=False, note="same-JVM comparison for tomcat-openssl-ffm"),
@@ -598,6 +693,12 @@ def all_variants():
         BenchmarkSSLSocket("bss-sunjsse-vt", "SunJSSE.SSLSocket", "SunJSSE", jdk="25", virtual=True,
                            note="a virtual thread per connection (Temurin 25)"),
         Jss("jss-legacy", "JSS.legacy", note="JSS's NSS-based org.mozilla.jss.ssl.SSLSocket, as in its own table"),
+        Netty("netty-openssl", "openssl", "OpenSSL (Netty, BoringSSL)", pins_tls13=False,
+              note="Netty's OpenSSL engine (SslProvider.OPENSSL, netty-tcnative-boringssl-static); BoringSSL takes no "
+                   "TLS 1.3 suite list, so it runs on its defaults and the load generator offers only the cell's suite"),
+        Netty("netty-tlsbridge", "tlsbridge", "TLSBridge",
+              note="Netty's JDK engine mode with SslContextBuilder.sslContextProvider(TLSBridge)"),
+        Netty("netty-jdk", "jdk", "SunJSSE", note="Netty's JDK engine mode on SunJSSE"),
     ]
 
 
@@ -613,11 +714,13 @@ CORE = {"tomcat-sunjsse", "tomcat-tlsbridge", "tomcat-tlsbridge-direct", "nginx"
 OPT_IN = {"tomcat-tlsbridge-jsse"}
 
 
-# What a Java team would pick instead of tlsbridge: the primary suite's
+# What a Java team would pick instead of tlsbridge (and Netty's JDK mode
+# with tlsbridge and SunJSSE beside its OpenSSL engine): the primary suite's
 # cells only, keep-alive up to 64 KiB (the 1 MiB cell's warm-ups would add
 # minutes to the full run for a size dominated by the bulk cipher), and
 # keep-alive and new connection in the quick run.
-PEERS = {"tomcat-conscrypt", "tomcat-sunjsse-accp"}
+PEERS = {"tomcat-conscrypt", "tomcat-sunjsse-accp", "tomcat-wildfly-openssl", "netty-openssl", "netty-tlsbridge",
+         "netty-jdk"}
 PEER_QUICK_MODES = ("keepalive", "newconn")
 PEER_MAX_SIZE = 65536
 

@@ -243,11 +243,70 @@ check("no jargon on the first screen (figures, native socket, mode ids)", not ja
 pr = next((ln for ln in first.splitlines() if ln.startswith("- **Pair ratio**")), "")
 check("the pair-ratio legend is two short sentences", pr.count(". ") + pr.endswith(".") == 2 and len(pr) < 260, pr)
 # the first screen's bytes before the glossary went in (3015), plus the
-# glossary's two names of what users pick instead (Conscrypt, SunJSSE over ACCP)
-old = 3015 + 62
+# glossary's names of what users pick instead (Conscrypt, SunJSSE over ACCP: 62;
+# the Netty servers: 69; wildfly-openssl: 42)
+old = 3015 + 62 + 69 + 42
 check(f"the first screen is no longer than before the glossary and the peers' names (18 lines, {old} bytes)",
       len(first.rstrip("\n").splitlines()) <= 18 and len(first.encode()) <= old,
       (len(first.splitlines()), len(first.encode())))
+
+# -- what users pick instead: the committed run predates the peers, so their
+# cells are made from tlsbridge's own (Conscrypt 1.25x its CPU per request,
+# ACCP 0.97x on keep-alive 1 KiB, Netty's OpenSSL engine 0.9x) and rendered
+peer_res = copy.deepcopy(res)
+peer_res.pop("pairs", None)
+PEER_MADE = {"tomcat-conscrypt": ("tomcat-tlsbridge", lambda c: 1.25), "tomcat-sunjsse-accp": (
+    "tomcat-tlsbridge", lambda c: 0.97 if (c["mode"], c["size"]) == ("keepalive", 1024) else 1.3),
+    "netty-tlsbridge": ("tomcat-tlsbridge", lambda c: 1.0), "netty-openssl": ("tomcat-tlsbridge", lambda c: 0.9),
+    "netty-jdk": ("tomcat-tlsbridge", lambda c: 1.2)}
+for name, (src_v, f) in PEER_MADE.items():
+    for c in [c for c in res["cells"] if c["variant"] == src_v and c["suite_key"] == "t13-aes128"
+              and (c["mode"] != "keepalive" or c["size"] <= 65536)]:
+        m = dict(c["median"], cpu_ms_per_req=c["median"]["cpu_ms_per_req"] * f(c))
+        peer_res["cells"].append(dict(copy.deepcopy(c), variant=name, median=m, min=m, max=m,
+                                      provider="TLSBridge" if name == "netty-tlsbridge" else name,
+                                      server="Netty 4.1 HTTP/1.1" if name.startswith("netty") else c["server"]))
+    peer_res["variants"][name] = {"server": "-", "provider": name, "jvm": "17", "tls": True, "available": True,
+                                  "reason": "", "note": ""}
+peer_res["targets"] = report.targets(peer_res)
+out = tempfile.mkdtemp(prefix="tb-report-check.")
+try:
+    report.write(copy.deepcopy(peer_res), out)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        report.print_table(peer_res)
+    pmd, pcon = open(os.path.join(out, "report.md")).read(), buf.getvalue()
+finally:
+    shutil.rmtree(out, ignore_errors=True)
+pconcl = []
+for ln in pmd.splitlines()[2:]:
+    if not ln.strip():
+        break
+    pconcl.append(ln)
+peer_line = next((ln for ln in pconcl if "what users pick instead" in ln), "")
+check("with the peers measured, the conclusion stays at most six lines and has a line of their verdicts",
+      len(pconcl) <= 6 and peer_line, pconcl)
+check("... naming each peer with its verdict (Conscrypt PASS, SunJSSE over ACCP MISS with its cell, Netty's OpenSSL "
+      "engine MISS)", "Conscrypt **PASS** (5 cells)" in peer_line and "SunJSSE over ACCP **MISS** (5 cells; not met "
+      "or noisy: keep-alive 1 KiB 1.03x)" in peer_line and "Netty's OpenSSL engine **MISS**" in peer_line, peer_line)
+psum = [t for t in peer_res["targets"] if t.get("summary_of") == "peer"]
+rows = [t for t in peer_res["targets"] if t.get("item") == "peer"]
+check("the targets table has one line per peer, its limit in plain words, and the console prints it",
+      len(psum) == len(targets.PEER) and all(f"| **{t['status']}** | {targets.label(t)} |" in pmd and "at most 1.00x"
+                                             in targets.label(t) and targets.label(t) in pcon for t in psum),
+      [targets.label(t) for t in psum])
+check("a table has one row per peer and cell both serve (5 Conscrypt, 5 ACCP, 5 Netty), ratios tlsbridge's over the "
+      "other's", f"## {targets.PEER_TABLE}" in pmd and len(rows) == 15 and all(
+          f"| {t['cells'][1][0]} | " in pmd and f"{t['cpu_ratio']:.2f}x" in t["detail"] for t in rows),
+      [(t["target"], t.get("cpu_ratio")) for t in rows][:4])
+check("Netty's JDK mode on tlsbridge is held to SunJSSE in Netty too",
+      any(t.get("cells", [[None]])[0][0] == "netty-tlsbridge" and t["cells"][1][0] == "netty-jdk"
+          for t in peer_res["targets"] if t.get("item") == 1))
+check("the Netty rows of a workload table give tlsbridge's CPU over each Netty engine's",
+      re.search(r"\| netty-openssl \|.*\| netty-tlsbridge / this: 1\.11x \|", pmd)
+      and re.search(r"\| netty-tlsbridge \|.*\| this / netty-jdk: 0\.83x \|", pmd))
+check("no issue number or item name with the peers either", not internal.findall(pmd),
+      sorted(set(m.group(0) for m in internal.finditer(pmd))))
 
 # -- the live progress line
 said = []

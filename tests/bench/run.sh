@@ -12,7 +12,8 @@
 # tests/bench/verdicts.py checks the verdict logic on made-up windows and
 # tests/bench/report_check.py what a reader sees (the report's first screen,
 # one direction for every ratio, marks of unclean cells, the progress line,
-# no import circle in the runner).
+# no import circle in the runner); after it, tests/bench/netty_check.py
+# starts the full run's Netty servers and checks the engine each names.
 # Prints one line per check and a SUMMARY.
 # Variants missing from this build are listed as NOT AVAILABLE in the report
 # (checked here), never skipped silently.
@@ -45,6 +46,11 @@ if command -v strace >/dev/null; then
 else
   echo "     NOT AVAILABLE: syscall counts (strace is not installed)"
 fi
+# the full run's Netty servers (none in the quick run), started as the runner
+# starts them, each proving the engine that serves it (scripts/bench built them)
+python3 tests/bench/netty_check.py 2>&1 | tee "$OUT/netty.log"
+read -r _ NP NF < <(grep '^NETTY ' "$OUT/netty.log" || echo "NETTY 0 1")
+VP=$((VP + NP)) VF=$((VF + NF))
 python3 - "$OUT" "$RC" "$ELAPSED" "$VP" "$VF" <<'PY'
 import glob, json, os, sys
 sys.path.insert(0, "bench/runner")
@@ -112,6 +118,18 @@ check("the Conscrypt and ACCP cells carry their server's proof of the provider t
       proof.get("tomcat-conscrypt", {}).get("sslcontext") == "Conscrypt"
       and (proof.get("tomcat-sunjsse-accp") or {}).get("served_by", {}).get("Cipher AES/GCM/NoPadding")
       == "AmazonCorrettoCryptoProvider", str(proof)[:300])
+# their verdicts: a line per peer in the targets, judged on the cells both
+# serve (keep-alive paired), and named in the report's conclusion
+peer_t = {t.get("peer"): t for t in r.get("targets", []) if t.get("summary_of") == "peer"}
+report_text = open(os.path.join(out, "report.md")).read() if os.path.exists(os.path.join(out, "report.md")) else ""
+concl = report_text.split("**How to read it**")[0]
+for v, words in (("tomcat-conscrypt", "Conscrypt"), ("tomcat-sunjsse-accp", "SunJSSE over ACCP")):
+    t = peer_t.get(v) or {}
+    rows = [x for x in r.get("targets", []) if x.get("item") == "peer" and x.get("peer") == v]
+    check(f"{words}: a verdict over the cells both serve (keep-alive paired), named in the report's conclusion",
+          t.get("status") in ("PASS", "NOISY", "MISS") and {x["workload"][0] for x in rows} >= {"keepalive", "newconn"}
+          and any(x.get("pairs") for x in rows if x["workload"][0] == "keepalive")
+          and f"{words} **{t.get('status')}**" in concl, f"{t.get('status')}: {t.get('detail', '')[:200]}")
 tb = {c["variant"] for c in cells if c["provider"] == "TLSBridge"}
 check("at least one tlsbridge variant measured", bool(tb), "none")
 # the OpenSSL each tlsbridge Tomcat cell ran on, as its server reported it

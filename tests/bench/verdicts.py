@@ -531,5 +531,124 @@ def miss_past_cap():
 
 
 trying("a MISS's cells are profiled past --profile-max, a NOISY target's are not", miss_past_cap)
+# what users pick instead: each peer judged like SunJSSE, in every cell both
+# serve, one summary line per peer (N/A with its reason when it did not run)
+def peer_run():
+    cells = [mk("tomcat-tlsbridge", 0.010), mk("tomcat-conscrypt", 0.012), mk("tomcat-sunjsse-accp", 0.0095),
+             mk("tomcat-tlsbridge", 0.30, "newconn"), mk("tomcat-conscrypt", 0.90, "newconn"),
+             mk("tomcat-sunjsse-accp", 0.50, "newconn")]
+    ka = targets.peer_name("keepalive", 1024, "t13-aes128", "tomcat-tlsbridge", "tomcat-sunjsse-accp")
+    pairs = {ka: {"ours": "tomcat-tlsbridge", "theirs": "tomcat-sunjsse-accp",
+                  "ratios": [0.95, 0.97, 0.93, 0.96, 0.98, 0.94, 0.99]}}
+    variants_ = {v: {"available": True} for v in ("tomcat-tlsbridge", "tomcat-conscrypt", "tomcat-sunjsse-accp")}
+    variants_["tomcat-sunjsse-accp"] = {"available": True}
+    return {"cells": cells, "pairs": pairs, "variants": variants_}
+
+
+def peer_verdicts():
+    ts = targets.evaluate(peer_run())
+    rows = {(t["peer"], t["workload"][0]): t for t in ts if t.get("item") == "peer"}
+    summ = {t["peer"]: t for t in ts if t.get("summary_of") == "peer"}
+    acc, con = rows[("tomcat-sunjsse-accp", "keepalive")], rows[("tomcat-conscrypt", "keepalive")]
+    ok = (acc["status"] == "MISS" and "1.04x [1.01–1.08] over 7 alternating pairs" in acc["detail"]
+          and acc["planned_pairs"] and con["status"] == "PASS" and "not paired" in con["detail"]
+          and rows[("tomcat-sunjsse-accp", "newconn")]["status"] == "PASS"
+          and summ["tomcat-sunjsse-accp"]["status"] == "MISS" and summ["tomcat-conscrypt"]["status"] == "PASS"
+          and "2 cells: 2 PASS, 0 NOISY, 0 MISS" in summ["tomcat-conscrypt"]["detail"]
+          and not [t for t in ts if t.get("item") == 1])
+    return ok, ([(k, t["status"], t["detail"][:90]) for k, t in rows.items()],
+                {k: (t["status"], t["detail"][:120]) for k, t in summ.items()})
+
+
+trying("peers: tlsbridge over SunJSSE+ACCP 1.04x on 7 pairs is a MISS, 0.83x over Conscrypt on medians a PASS; one "
+       "summary per peer", peer_verdicts)
+
+
+def peer_not_in_run():
+    r = dict(peer_run(), variants={"tomcat-tlsbridge": {"available": True},
+                                   "tomcat-conscrypt": {"available": False, "reason": "no Conscrypt here"}})
+    r["cells"] = [c for c in r["cells"] if c["variant"] not in ("tomcat-conscrypt", "tomcat-sunjsse-accp")]
+    ts = {t["peer"]: t for t in targets.evaluate(r) if t.get("summary_of") == "peer"}
+    return (ts["tomcat-conscrypt"]["status"] == "N/A" and "no Conscrypt here" in ts["tomcat-conscrypt"]["detail"]
+            and ts["tomcat-sunjsse-accp"]["status"] == "N/A" and "not in it" in ts["tomcat-sunjsse-accp"]["detail"]), ts
+
+
+trying("peers: a peer that did not run is N/A with the reason (not available here, or not asked for)",
+       peer_not_in_run)
+
+
+def peer_planned():
+    names = {"tomcat-tlsbridge", "tomcat-sunjsse", "tomcat-conscrypt", "tomcat-sunjsse-accp", "netty-tlsbridge",
+             "netty-openssl", "netty-jdk"}
+    ka = [p[1:3] for p in targets.planned_pairs("keepalive", 1024, "t13-aes128", names)]
+    nc = [p[1:3] for p in targets.planned_pairs("newconn", 1024, "t13-aes128", names)]
+    want = [("tomcat-tlsbridge", "tomcat-sunjsse"), ("tomcat-tlsbridge", "tomcat-conscrypt"),
+            ("tomcat-tlsbridge", "tomcat-sunjsse-accp"), ("netty-tlsbridge", "netty-openssl")]
+    return ka == want and nc == [], (ka, nc)
+
+
+trying("peers: paired where SunJSSE is (keep-alive 1 KiB and 16 KiB), Netty's pair too; new connection on medians",
+       peer_planned)
+
+
+def peer_repair():
+    r = {"cells": [mk("tomcat-tlsbridge", 0.50, "newconn"), mk("tomcat-conscrypt", 0.40, "newconn"),
+                   mk("tomcat-sunjsse", 0.60, "newconn")]}
+    got = targets.repair_pairings(r, "newconn", 1024, "t13-aes128", 6)
+    return [p[1:3] for p in got] == [("tomcat-tlsbridge", "tomcat-conscrypt")], got
+
+
+trying("peers: a peer cell whose medians miss is paired after the fact, within the run's budget", peer_repair)
+
+
+def peer_pairs_run():
+    feed[:] = []
+    hs = [handle("tomcat-tlsbridge", 0.010), handle("tomcat-sunjsse", 0.011), handle("tomcat-conscrypt", 0.012),
+          handle("tomcat-sunjsse-accp", 0.0095)]
+    res = {"cells": [cell(x.variant.name, x.cpu) for x in hs]}
+    op = bench.parse(["--quick", "--seed", "7"])
+    bench.run_pairs(res, dict(zip(hs, res["cells"])), g, "keepalive", 1024, op, "/tmp")
+    got = sorted(e["theirs"] for e in res.get("pairs", {}).values())
+    return got == ["tomcat-conscrypt", "tomcat-sunjsse", "tomcat-sunjsse-accp"] and all(
+        len(e["ratios"]) == op.pairs for e in res["pairs"].values()), got
+
+
+trying("peers: the quick run pairs tomcat-tlsbridge with Conscrypt and ACCP on keep-alive 1 KiB (3 pairs each)",
+       peer_pairs_run)
+need = [(v, m, n, "t13-aes128") for a, b, _ in targets.PEER for v in (a, b)
+        for m, n in (("keepalive", 1024), ("keepalive", 16384), ("keepalive", 65536), ("newconn", 1024),
+                     ("resumed", 1024))]
+check("plan.FULL measures every peer and its tlsbridge counterpart on the primary suite (keep-alive 1-64 KiB, new "
+      "and resumed connections)", not [x for x in need if not measured(*x)], [x for x in need if not measured(*x)])
+quick = plan.build(bench.parse(["--quick"]))
+qv = {v.name: v for v in variants.default(variants.all_variants(), True)}
+qhave = {(v, m) for v in qv for gq in quick if gq.tls for m, n in gq.cells
+         if gq.suite.key == "t13-aes128" and variants.serves(qv[v], m, n, gq)}
+check("the quick run measures Conscrypt and ACCP (keep-alive and new connection) and no Netty server",
+      all((v, m) in qhave for v in ("tomcat-conscrypt", "tomcat-sunjsse-accp") for m in ("keepalive", "newconn"))
+      and not [v for v in qv if v.startswith("netty-")], sorted(qhave))
+check("Netty's JDK mode on tlsbridge is also held to SunJSSE in Netty (medians, repaired on a miss)",
+      ("netty-tlsbridge", "netty-jdk") in targets.ITEM1 and "netty-tlsbridge" not in targets.ITEM1_PAIRED_VARIANTS)
+# the full run: every Netty server and wildfly-openssl in the peers' cells
+# (keep-alive 1, 16 and 64 KiB, new and resumed connections, primary suite)
+fv = {v.name: v for v in variants.default(variants.all_variants(), False)}
+fhave = {(v, m, n) for v in fv for gf in full if gf.tls for m, n in gf.cells
+         if gf.suite.key == "t13-aes128" and variants.serves(fv[v], m, n, gf)}
+fwant = {(v, m, n) for v in ("netty-openssl", "netty-tlsbridge", "netty-jdk", "tomcat-wildfly-openssl")
+         for m, n in (("keepalive", 1024), ("keepalive", 16384), ("keepalive", 65536), ("newconn", 1024),
+                      ("resumed", 1024))}
+check("the full run measures the Netty servers and wildfly-openssl in the peers' cells",
+      fwant <= fhave, sorted(fwant - fhave))
+# the runner's check of a Netty server's own account of its engine
+nv = {v.name: v for v in variants.all_variants() if v.name.startswith("netty-")}
+said = {"netty-openssl": {"provider": "netty-tcnative", "engine": "io.netty.handler.ssl.OpenSslEngine",
+                          "library": "BoringSSL"},
+        "netty-tlsbridge": {"provider": "TLSBridge", "engine": "org.tlsbridge.engine.TlsBridgeEngine"},
+        "netty-jdk": {"provider": "SunJSSE", "engine": "sun.security.ssl.SSLEngineImpl"}}
+check("each Netty server is taken for the engine it names, and for no other's",
+      sorted(nv) == sorted(said) and all(nv[a].wrong_engine(said[b]) is None if a == b else nv[a].wrong_engine(said[b])
+                                         for a in said for b in said)
+      and nv["netty-openssl"].wrong_engine(dict(said["netty-openssl"], library="OpenSSL 3.0.13"))
+      and nv["netty-jdk"].wrong_engine(None), sorted(nv))
 print(f"VERDICTS {passed} {failed}")
 sys.exit(1 if failed else 0)

@@ -21,7 +21,7 @@ import org.apache.tomcat.util.net.SSLHostConfigCertificate;
  * same server code.
  *
  * <pre>
- * BenchServer --impl jsse|tlsbridge|tlsbridge-jsse|openssl-ffm|conscrypt|jsse-accp|plain
+ * BenchServer --impl jsse|tlsbridge|tlsbridge-jsse|openssl-ffm|conscrypt|jsse-accp|wildfly-openssl|plain
  *             [--port 0] [--cert PEM --key PEM] [--protocols TLSv1.3]
  *             [--ciphers SUITES] [--direct true|false] [--groups X25519MLKEM768,...]
  * </pre>
@@ -64,6 +64,10 @@ public final class BenchServer {
                 peer = PeerProviders.conscrypt();
             } else if (impl.equals("jsse-accp")) {
                 peer = PeerProviders.accp();
+            } else if (impl.equals("wildfly-openssl")) {
+                // its OpenSSL version line (INFO) goes to the server's log
+                Logger.getLogger("org.wildfly.openssl").setLevel(Level.INFO);
+                peer = PeerProviders.wildflyOpenssl();
             }
         } catch (Exception | LinkageError e) {
             System.out.println("BENCH-FAILED " + impl + ": " + e);
@@ -153,6 +157,7 @@ public final class BenchServer {
             case "tlsbridge-jsse":
             case "conscrypt":
             case "jsse-accp":
+            case "wildfly-openssl":
                 return JSSE;
             case "tlsbridge":
                 return TLSBRIDGE;

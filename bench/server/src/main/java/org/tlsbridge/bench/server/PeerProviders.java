@@ -83,6 +83,27 @@ final class PeerProviders {
         return sb.append("}}").toString();
     }
 
+    /**
+     * wildfly-openssl first: its provider serves SSLContext "TLS" from the
+     * system's libssl, which its native part (libwfssl, shipped in its jar)
+     * opens by the paths in org.wildfly.openssl.path.ssl / .crypto. Named by
+     * class, so that nothing else compiling this server needs its jar.
+     * Asking for the context loads the natives: a libwfssl that cannot run
+     * on this OpenSSL fails here, before the server listens.
+     */
+    static String wildflyOpenssl() throws Exception {
+        Class<?> c = Class.forName("org.wildfly.openssl.OpenSSLProvider");
+        Provider p = (Provider) c.getField("INSTANCE").get(null);
+        Security.insertProviderAt(p, 1);
+        String served = SSLContext.getInstance("TLS").getProvider().getName();
+        if (!served.equals(p.getName())) {
+            throw new IllegalStateException("SSLContext TLS is served by " + served + ", not wildfly-openssl");
+        }
+        String version = c.getPackage().getImplementationVersion();
+        return "{\"provider\":\"wildfly-openssl\",\"version\":\"" + version + "\",\"sslcontext\":\"" + served
+                + "\",\"libssl\":\"" + System.getProperty("org.wildfly.openssl.path.ssl", "") + "\"}";
+    }
+
     private interface Lookup {
         Provider get() throws Exception;
     }
