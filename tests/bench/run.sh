@@ -19,6 +19,7 @@
 # (checked here), never skipped silently.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$ROOT/scripts/lib/common.sh"
 cd "$ROOT"
 OUT=$(mktemp -d /tmp/tb-bench-smoke.XXXXXX)
 # kept for a look when a check fails
@@ -48,6 +49,7 @@ else
 fi
 # the full run's Netty servers (none in the quick run), started as the runner
 # starts them, each proving the engine that serves it (scripts/bench built them)
+need_pkgs curl # netty_check.py fetches through each server with it
 python3 tests/bench/netty_check.py 2>&1 | tee "$OUT/netty.log"
 read -r _ NP NF < <(grep '^NETTY ' "$OUT/netty.log" || echo "NETTY 0 1")
 VP=$((VP + NP)) VF=$((VF + NF))
