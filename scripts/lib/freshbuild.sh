@@ -4,7 +4,7 @@
 # cannot see a fault there, because scripts/test fills the cache from bash
 # before Maven runs. The cross build is the one that broke (CMake's compiler
 # variables leaking into OpenSSL's Configure), and the shortest: one OpenSSL
-# build (about 3 minutes) and the aarch64 libraries.
+# build (2 to 3 minutes) and the aarch64 libraries.
 # shellcheck shell=bash
 
 fresh_build_row() {

@@ -135,7 +135,7 @@ tb_openssl() {
   else
     need_pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross
   fi
-  log "building OpenSSL $v for $arch (crate openssl-src $cv; about 3 minutes on 2 idle cores) into $dir; log: $dir.log"
+  log "building OpenSSL $v for $arch (crate openssl-src $cv; 2 to 3 minutes on 2 idle cores) into $dir; log: $dir.log"
   _tb_openssl_build "$series" "$cv" "$v" "$dir" "$tmp" "$arch" >"$dir.log" 2>&1 &
   local pid=$! t0=$SECONDS rc
   # A line every 20 s, so that a first build is never a silent terminal.
