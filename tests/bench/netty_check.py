@@ -18,16 +18,7 @@ import pki  # noqa: E402
 import suites  # noqa: E402
 import variants  # noqa: E402
 
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    print(f"{'ok  ' if ok else 'FAIL'} {name}{(': ' + str(detail)) if detail and not ok else ''}")
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+from checks import check, finish  # noqa: E402
 
 
 work = tempfile.mkdtemp(prefix="tb-netty-check.")
@@ -61,5 +52,4 @@ for v in nv if ctx.netty_cp else []:
         if h:
             h.stop()
 shutil.rmtree(work, ignore_errors=True)
-print(f"NETTY {passed} {failed}")
-sys.exit(1 if failed else 0)
+finish("NETTY")

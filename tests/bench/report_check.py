@@ -31,16 +31,7 @@ import report  # noqa: E402
 import report_summary  # noqa: E402
 import targets  # noqa: E402
 
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    print(f"{'ok  ' if ok else 'FAIL'} {name}{(': ' + str(detail)[:600]) if detail and not ok else ''}")
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+from checks import check, finish  # noqa: E402
 
 
 # -- the import graph: every import of a runner module, at any depth of the
@@ -328,5 +319,4 @@ p.step_t -= 5
 check("past its estimate the line says so instead of 'about 0:00 left'", "past this step's estimate" in p.line()
       or "left" in p.line() and p.left() >= 30, p.line())
 
-print(f"REPORT {passed} {failed}")
-sys.exit(1 if failed else 0)
+finish("REPORT")

@@ -18,13 +18,7 @@ import rules  # noqa: E402
 import targets  # noqa: E402
 import verify  # noqa: E402
 
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    print(f"{'ok  ' if ok else 'FAIL'} {name}{(': ' + str(detail)) if detail and not ok else ''}")
-    passed, failed = passed + bool(ok), failed + (not ok)
+from checks import check, finish  # noqa: E402
 
 
 def trying(name, fn):
@@ -650,5 +644,4 @@ check("each Netty server is taken for the engine it names, and for no other's",
                                          for a in said for b in said)
       and nv["netty-openssl"].wrong_engine(dict(said["netty-openssl"], library="OpenSSL 3.0.13"))
       and nv["netty-jdk"].wrong_engine(None), sorted(nv))
-print(f"VERDICTS {passed} {failed}")
-sys.exit(1 if failed else 0)
+finish("VERDICTS")
