@@ -4,10 +4,8 @@
  * connection still counts until that connection is freed. */
 #include "live.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <string.h>
 
 static atomic_long live[TB_LIVE_KINDS];
 static int registered;
@@ -46,21 +44,4 @@ long tb_live_count(int kind) {
   if (kind < 0 || kind >= TB_LIVE_KINDS)
     return -1;
   return atomic_load_explicit(&live[kind], memory_order_relaxed);
-}
-
-/* glibc's struct mallinfo2 (2.33 and later). The jar's libraries are compiled
- * against glibc 2.17's headers, which lack it, so that they load on older
- * systems: the function is looked up where the process runs. */
-struct tb_mallinfo2 {
-  size_t arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks, uordblks, fordblks, keepcost;
-};
-
-long tb_heap_in_use(void) {
-  struct tb_mallinfo2 (*get)(void);
-  void *sym = dlsym(RTLD_DEFAULT, "mallinfo2");
-  if (sym == NULL)
-    return -1;
-  memcpy(&get, &sym, sizeof get); /* ISO C has no object-to-function pointer cast */
-  struct tb_mallinfo2 mi = get();
-  return (long)(mi.uordblks + mi.hblkhd);
 }

@@ -17,10 +17,4 @@ enum tb_live_kind {
 int tb_live_init(void);
 void tb_live_add(int kind, int delta);
 long tb_live_count(int kind); /* -1 for an unknown kind */
-
-/* Bytes the process's malloc has handed out and not taken back, over all
- * arenas plus mmap'd blocks (glibc's mallinfo2: uordblks + hblkhd), OpenSSL's
- * and the JVM's included; -1 where the C library has no mallinfo2 (glibc
- * before 2.33, musl). */
-long tb_heap_in_use(void);
 #endif

@@ -2,6 +2,7 @@
  * (linked-in OpenSSL) for tlsbridge-probe. */
 #include "jni_util.h"
 #include "../core/linked_openssl.h"
+#include "../core/heap.h"
 #include "../core/live.h"
 
 #include <openssl/crypto.h>

@@ -2,7 +2,7 @@
  * of the JSSE contract, close_notify, and bad input. */
 #include "test_support.h"
 #include "ciphers.h"
-#include "live.h"
+#include "heap.h"
 #include "session_cache.h"
 
 #include <string.h>
