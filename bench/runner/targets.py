@@ -11,6 +11,7 @@ import statistics
 
 import jmh
 import syscalls
+import variants as V
 from words import MODE_SHORT, size_label
 
 def find(results, variant, mode, size, suite):
@@ -414,6 +415,8 @@ def peer_summaries(r, rows):
                          f"{x(t.get('cpu_ratio'))} {t['status']}" for t in lines)
         detail = (f"{_count_text(lines)}: {each}; one row per cell in the table \"{PEER_TABLE}\". A cell passes at "
                   f"1.00x or below, judged as against SunJSSE")
+        if b in V.PEER_NO_EC:
+            detail += f"; no new connection with an ECDSA P-256 key: {V.PEER_NO_EC[b]}"
         out.append(dict(base, status=_status(_counts(lines), lines), detail=detail, cells_judged=len(lines)))
     return out
 
