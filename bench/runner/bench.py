@@ -78,7 +78,7 @@ def begin(phase, est_s):
 
 def parse(argv):
     ap = argparse.ArgumentParser(prog="scripts/bench", description=__doc__)
-    ap.add_argument("--full", action="store_true", help="the long run (75-115 min on 2 cores; needs a quiet "
+    ap.add_argument("--full", action="store_true", help="the long run (75-125 min on 2 cores; needs a quiet "
                     "machine): every size and suite, 3 repetitions, converging warm-ups, 7 pairs per target, the "
                     "cluster, post-quantum and syscall cells")
     ap.add_argument("--quick", action="store_true", help="the quick run (the default, about 5 min): one size, one "

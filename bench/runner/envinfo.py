@@ -24,10 +24,18 @@ def _first(cmd, pat=None):
     return s.splitlines()[0]
 
 
-def _jar_version(cp, artifact):
+def jar_version(cp, artifact):
     """The version of a jar on a Maven class path (~/.m2/.../<artifact>-<version>[-<classifier>].jar)."""
     m = re.search(r"/" + re.escape(artifact) + r"/([^/]+)/" + re.escape(artifact) + r"-", cp or "")
     return m.group(1) if m else None
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 def collect(ctx, tomcat_version):
@@ -51,14 +59,16 @@ def collect(ctx, tomcat_version):
         "wrk": _first(["wrk", "-v"], r"wrk (\S+)"),
         "jss": dpkg("libjss-java"),
         "nss": dpkg("libnss3"),
-        "jmh": "1.37",
-        # the peers of bench/server's pom (tomcat-conscrypt, tomcat-sunjsse-accp)
-        "conscrypt": _jar_version(ctx.server_cp, "conscrypt-openjdk-uber"),
-        "accp": _jar_version(ctx.server_cp, "AmazonCorrettoCryptoProvider"),
-        "wildfly_openssl": _jar_version(ctx.server_cp, "wildfly-openssl"),
+        "jmh": jar_version(_read(os.path.join(ctx.root, "bench", "jmh", "target", "classpath.txt")), "jmh-core"),
+        # the peers of bench/server's pom (tomcat-conscrypt, tomcat-sunjsse-accp,
+        # tomcat-wildfly-openssl); the JMH engines take the same versions
+        # from the parent pom (results.json jmh.versions has theirs)
+        "conscrypt": jar_version(ctx.server_cp, "conscrypt-openjdk-uber"),
+        "accp": jar_version(ctx.server_cp, "AmazonCorrettoCryptoProvider"),
+        "wildfly_openssl": jar_version(ctx.server_cp, "wildfly-openssl"),
         # bench/netty's pom (netty-openssl, netty-tlsbridge, netty-jdk)
-        "netty": _jar_version(getattr(ctx, "netty_cp", None), "netty-handler"),
-        "netty_tcnative": _jar_version(getattr(ctx, "netty_cp", None), "netty-tcnative-boringssl-static"),
+        "netty": jar_version(getattr(ctx, "netty_cp", None), "netty-handler"),
+        "netty_tcnative": jar_version(getattr(ctx, "netty_cp", None), "netty-tcnative-boringssl-static"),
         "perf": _first(["perf", "--version"], r"perf version (\S+)"),
         "kernel": platform.release(),
         "cpu": cpu,

@@ -1,6 +1,7 @@
 """What a run measures: presets for --quick and the default thorough run,
 narrowed by the command-line options."""
 
+import jmh
 import suites
 import targets as T
 import variants as V
@@ -154,7 +155,7 @@ def estimate_seconds(groups, variants, opts, parts=None, per_group=None, extras=
         n = opts.profile_max or FULL_PROFILES
         add("perf profiles", n * (_load("keepalive", opts.profile_seconds + 1) + COST["profile"]))
     if opts.jmh == "on":
-        add("JMH", COST["jmh_quick" if opts.quick else "jmh_full"])
+        add("JMH", jmh.parameter_sets(opts.quick) * COST["jmh_set_quick" if opts.quick else "jmh_set_full"])
         add("perf profiles", jmh_profiles(opts) * COST["jmh_profile"])
     if opts.icount == "on":
         add("instruction counts", COST["icount"])

@@ -9,6 +9,7 @@ import icount
 import pq
 import report_cpu
 import report_flavours
+import report_jmh
 import report_summary as S
 import suites
 import targets as T
@@ -182,7 +183,7 @@ def write(results, out):
         md.append(f"> **Quick mode**: one repetition, short runs, {op.get('pairs')} pairs per target (fewer than "
                   f"the {T.PAIRS_MIN} a verdict needs), warm-up converging on keep-alive cells only and capped at "
                   f"{op.get('warmup'):.0f} s: figures to look at, not to quote (`scripts/bench --full` takes "
-                  f"75-115 minutes on a quiet machine).\n")
+                  f"75-125 minutes on a quiet machine).\n")
     md.append(f"Server pinned to CPU {meta['pinning']['server_cpu']}, load generator to CPU "
               f"{meta['pinning']['client_cpu']} (taskset). Repetitions per cell: {op['reps']}, "
               f"interleaved (variant A rep 1, B rep 1, …, A rep 2, …); {op['duration']} s timed "
@@ -297,26 +298,7 @@ def write(results, out):
 
     md += cluster.report_section(results)
 
-    j = results.get("jmh")
-    if j:
-        md.append("## JMH microbenchmarks (in-memory engine pair, pinned to the server CPU)\n")
-        if not j.get("ok"):
-            md.append(f"**Not measured**: {j.get('reason')}\n")
-        else:
-            md.append("| benchmark | params | ops/s | ± | ns per operation (1e9 / ops/s) | "
-                      "time per operation, tlsbridge's over SunJSSE's |\n|---|---|---|---|---|---|")
-            for row in j["results"]:
-                p = dict(row["params"])
-                prov = p.pop("provider", "")
-                ratio = ""
-                if prov == "TLSBridge":
-                    import jmh
-                    r, _, _ = jmh.ratio(j, row["benchmark"].split(".")[-1], p)
-                    ratio = T.x(T.inv(r)) if r else ""
-                md.append(f"| {row['benchmark']} | {prov} {' '.join(f'{k}={v}' for k, v in sorted(p.items()))} | "
-                          f"{row['score']:,.0f} | {fmt(row.get('error'), 0)} | "
-                          f"{1e9 / row['score']:,.0f} | {ratio} |")
-            md.append(f"\nCommand: `{' '.join(j['command'])}`\n")
+    md += report_jmh.section(results)
 
     md += report_cpu.probe_section(results, na)
 

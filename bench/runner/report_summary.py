@@ -230,7 +230,7 @@ LEGEND = [
     "**How to read it**",
     "- **CPU ratio**: tlsbridge's CPU per request over the other server's, same machine, same run: 0.50x = half "
     "the CPU, 2.00x = twice; the percentage is what tlsbridge saves (−) or costs (+). Every ratio here, charts "
-    "included, reads this way.",
+    "included, reads this way; JMH's are of time per operation, each engine's client and server its own.",
     "- **Pair ratio**: the two servers run in alternating windows, one ratio per pair; \"paired\" ratios are the "
     "median of those ratios. The other ratios, text and charts, divide the two servers' median repetitions.",
     "- **PASS**: the target holds (in every pair, where paired).",

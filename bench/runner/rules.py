@@ -21,8 +21,11 @@ WARM_JIT_MAX = 0.02
 # up: a server start, a group's stop, a load run's set-up and verification
 # (wrk / siege), the probe's attach and calibration, a profile's perf
 # start, jcmd and perf script.
+# JMH's are per benchmark and parameter set (a fork of its own, its warm-up
+# and iterations): the full run of 2026-12-05 11:54 took 224 s for 16 sets
+# (14.0 s each); the quick run's 4 sets of 2 + 2 s took ~25 s.
 COST = {"start": 1.5, "stop": 2.0, "wrk": 0.1, "siege": 0.1, "probe": 0.6, "profile": 2.0,
-        "jmh_full": 250.0, "jmh_quick": 25.0, "jmh_profile": 12.0, "icount": 30.0, "syscalls": 100.0}
+        "jmh_set_full": 15.6, "jmh_set_quick": 6.25, "jmh_profile": 12.0, "icount": 30.0, "syscalls": 100.0}
 # measured per JVM cell in the full run of 2026-12-04 19:57 (warm_windows)
 WARM_WINDOWS = {"keepalive": 25, "newconn": 34, "resumed": 15}
 

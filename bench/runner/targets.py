@@ -11,6 +11,7 @@ import statistics
 
 import jmh
 import syscalls
+import variants as V
 from words import MODE_SHORT, size_label
 
 def find(results, variant, mode, size, suite):
@@ -408,14 +409,20 @@ def peer_summaries(r, rows):
                       f"not measured in this run: {', '.join(missing)} not in it (the full run measures "
                       f"{'them' if len(missing) > 1 else 'it'})" if missing else
                       f"not measured in this run: no workload had both a {a} and a {b} cell")
-            out.append(dict(base, status="N/A", detail=detail))
+            out.append(dict(base, status="N/A", detail=detail + _no_ec(b)))
             continue
         each = ", ".join(f"{MODE_SHORT[t['workload'][0]]} {size_label(t['workload'][1])} "
                          f"{x(t.get('cpu_ratio'))} {t['status']}" for t in lines)
         detail = (f"{_count_text(lines)}: {each}; one row per cell in the table \"{PEER_TABLE}\". A cell passes at "
                   f"1.00x or below, judged as against SunJSSE")
+        detail += _no_ec(b)
         out.append(dict(base, status=_status(_counts(lines), lines), detail=detail, cells_judged=len(lines)))
     return out
+
+
+def _no_ec(peer):
+    """Why a peer has no ECDSA new-connection cell, for its verdict line."""
+    return f"; no new connection with an ECDSA P-256 key: {V.PEER_NO_EC[peer]}" if peer in V.PEER_NO_EC else ""
 
 
 def tax(r, mode, size, suite, variant):

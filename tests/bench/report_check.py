@@ -28,6 +28,7 @@ sys.path.insert(0, RUNNER)
 import charts  # noqa: E402
 import progress  # noqa: E402
 import report  # noqa: E402
+import report_jmh  # noqa: E402
 import report_summary  # noqa: E402
 import targets  # noqa: E402
 
@@ -235,8 +236,9 @@ pr = next((ln for ln in first.splitlines() if ln.startswith("- **Pair ratio**"))
 check("the pair-ratio legend is two short sentences", pr.count(". ") + pr.endswith(".") == 2 and len(pr) < 260, pr)
 # the first screen's bytes before the glossary went in (3015), plus the
 # glossary's names of what users pick instead (Conscrypt, SunJSSE over ACCP: 62;
-# the Netty servers: 69; wildfly-openssl: 42)
-old = 3015 + 62 + 69 + 42
+# the Netty servers: 69; wildfly-openssl: 42), plus how the JMH ratios read
+# now that other engines stand beside SunJSSE there (74)
+old = 3015 + 62 + 69 + 42 + 74
 check(f"the first screen is no longer than before the glossary and the peers' names (18 lines, {old} bytes)",
       len(first.rstrip("\n").splitlines()) <= 18 and len(first.encode()) <= old,
       (len(first.splitlines()), len(first.encode())))
@@ -298,6 +300,34 @@ check("the Netty rows of a workload table give tlsbridge's CPU over each Netty e
       and re.search(r"\| netty-tlsbridge \|.*\| this / netty-jdk: 0\.83x \|", pmd))
 check("no issue number or item name with the peers either", not internal.findall(pmd),
       sorted(set(m.group(0) for m in internal.finditer(pmd))))
+
+# -- the engine benchmark with the peers' engines beside SunJSSE's: each
+# row's time ratio is tlsbridge's over that row's engine, the classes the
+# setups checked are shown, and what was not measured says why
+jres = copy.deepcopy(res)
+jrows = [dict(r, params=dict(r["params"])) for r in jres["jmh"]["results"]]
+t_heap = next(r for r in jrows if r["benchmark"].endswith("wrapUnwrap") and r["params"] ==
+              {"provider": "TLSBridge", "size": "1024", "buffers": "heap"})
+for prov, f in (("Conscrypt", 2.0), ("Netty-OpenSSL", 0.8)):
+    jrows.append(dict(t_heap, params=dict(t_heap["params"], provider=prov), score=t_heap["score"] * f))
+jres["jmh"].update(results=jrows, engines={"Conscrypt": {"client": "org.conscrypt.Java8EngineWrapper",
+                                                         "server": "org.conscrypt.Java8EngineWrapper",
+                                                         "library": "Conscrypt 2.5.2"}},
+                   versions={"conscrypt": "2.5.2"}, failed=[{"benchmark": "HandshakeBench.handshake",
+                                                             "params": {"provider": "Netty-OpenSSL", "key": "ec"},
+                                                             "error": "java.lang.IllegalStateException: boom"}],
+                   not_served=[{"provider": "wildfly-openssl", "key": "ec", "why": "no ECDSA key"}])
+jmd = "\n".join(report_jmh.section(jres))
+check("JMH with the peers: a row per engine, tlsbridge's time over each other engine's, classes checked, what was "
+      "not measured with why",
+      re.search(r"\| WrapUnwrapBench.wrapUnwrap \| Conscrypt \| buffers=heap size=1024 \|.*\| TLSBridge / this: 2\.00x \|",
+                jmd) and re.search(r"\| Netty-OpenSSL \| buffers=heap size=1024 \|.*\| TLSBridge / this: 0\.80x \|", jmd)
+      and re.search(r"\| TLSBridge \| buffers=heap size=1024 \|.*\| this / SunJSSE: \d\.\d\dx \|", jmd)
+      and "| Conscrypt | `org.conscrypt.Java8EngineWrapper`; `org.conscrypt.Java8EngineWrapper` | Conscrypt 2.5.2 | "
+          "conscrypt 2.5.2 |" in jmd
+      and "- wildfly-openssl handshakes with key=ec: no ECDSA key" in jmd
+      and "- HandshakeBench.handshake key=ec provider=Netty-OpenSSL: java.lang.IllegalStateException: boom" in jmd
+      and "Conscrypt and Netty's OpenSSL engine take no TLS 1.3 suite list" in jmd, jmd[:1500])
 
 # -- the live progress line
 said = []

@@ -633,6 +633,93 @@ fwant = {(v, m, n) for v in ("netty-openssl", "netty-tlsbridge", "netty-jdk", "t
                       ("resumed", 1024))}
 check("the full run measures the Netty servers and wildfly-openssl in the peers' cells",
       fwant <= fhave, sorted(fwant - fhave))
+# new connections with an ECDSA P-256 key: every peer but the ones that
+# cannot (wildfly-openssl has no ECDSA certificate to send) beside its
+# tlsbridge counterpart, in the full run; the quick run has no such group
+ec_need = [(v, "newconn", 1024, "t13-aes128-ec") for a, b, _ in targets.PEER for v in (a, b)
+           if b not in variants.PEER_NO_EC]
+ec_not = [(v, "newconn", 1024, "t13-aes128-ec") for v in variants.PEER_NO_EC]
+check("the full run measures each peer's new connections with ECDSA P-256 beside tlsbridge's; none of the peers "
+      "that cannot serve it", not [x for x in ec_need if not measured(*x)] and not [x for x in ec_not if measured(*x)]
+      and "tomcat-wildfly-openssl" in variants.PEER_NO_EC, ([x for x in ec_need if not measured(*x)],
+                                                           [x for x in ec_not if measured(*x)]))
+check("the quick run is as it was: no ECDSA group, so no peer's ECDSA cell",
+      not [gq for gq in quick if gq.suite.key == "t13-aes128-ec"], quick)
+narrow = plan.build(bench.parse(["--variants", "tomcat-tlsbridge,tomcat-conscrypt", "--modes", "newconn",
+                                 "--suites", "t13-aes128-ec"]))
+check("a narrowed run naming the ECDSA suite measures Conscrypt there",
+      any(variants.serves(fv["tomcat-conscrypt"], m, n, gn) for gn in narrow if gn.tls for m, n in gn.cells), narrow)
+
+
+def peer_no_ec_said():
+    r = peer_run()
+    r["cells"] = r["cells"] + [dict(c, variant="tomcat-wildfly-openssl") for c in r["cells"]
+                               if c["variant"] == "tomcat-conscrypt"]
+    said = "no new connection with an ECDSA P-256 key: wildfly-openssl 2.2.5 takes only RSA"
+    t = next(t for t in targets.evaluate(r) if t.get("summary_of") == "peer" and t["peer"] == "tomcat-wildfly-openssl")
+    # a run with no cell of it (an ECDSA-only run, say) says it too
+    n = next(t for t in targets.evaluate(peer_run()) if t.get("summary_of") == "peer"
+             and t["peer"] == "tomcat-wildfly-openssl")
+    return said in t["detail"] and t["status"] != "N/A" and said in n["detail"] and n["status"] == "N/A", (t, n)
+
+
+trying("wildfly-openssl's verdict says why it has no ECDSA cell", peer_no_ec_said)
+
+
+# the engine benchmark: the peers' engines beside tlsbridge's and SunJSSE's in
+# the full run (1 KiB, heap and direct, both keys where served), none in --quick
+def jmh_plans():
+    fullp, quickp = jmh.plans(False), jmh.plans(True)
+    peers = {p: pl for pl in fullp[1:] for p in pl["provider"]}
+    ok = (quickp == [{"provider": ["TLSBridge", "SunJSSE"], "size": ["1024"], "buffers": ["heap"], "key": ["rsa"]}]
+          and fullp[0]["provider"] == ["TLSBridge", "SunJSSE"] and set(peers) == set(jmh.PEERS)
+          and all(pl["size"] == ["1024"] and pl["buffers"] == ["heap", "direct"] for pl in peers.values())
+          and peers["wildfly-openssl"]["key"] == ["rsa"] and peers["Conscrypt"]["key"] == ["rsa", "ec"]
+          and jmh.parameter_sets(True) == 4 and jmh.parameter_sets(False) == 16 + 8 + 7
+          and jmh.selectors(quickp[0]) == ["-p", "provider=TLSBridge,SunJSSE", "-p", "size=1024", "-p",
+                                           "buffers=heap", "-p", "key=rsa", "WrapUnwrapBench", "HandshakeBench"])
+    return ok, (quickp, fullp, jmh.parameter_sets(False))
+
+
+trying("JMH: the quick run keeps tlsbridge and SunJSSE alone (4 sets); the full run adds each peer at 1 KiB (31 sets)",
+       jmh_plans)
+
+
+def jmh_estimate():
+    got = []
+    for argv in (["--full"], ["--quick"]):
+        op, parts = bench.parse(argv), {}
+        plan.estimate_seconds(plan.build(op), variants.default(variants.all_variants(), op.quick), op, parts)
+        got.append(round(parts.get("JMH", 0), 1))
+    return got == [round(31 * rules.COST["jmh_set_full"], 1), round(4 * rules.COST["jmh_set_quick"], 1)], got
+
+
+trying("the estimate counts JMH's parameter sets (full 31, quick 4: its 25 s as before)", jmh_estimate)
+LOG = """# Benchmark: org.tlsbridge.bench.jmh.HandshakeBench.handshake
+# Parameters: (key = ec, provider = Conscrypt)
+# Warmup Iteration   1: BENCH-ENGINE Conscrypt client org.conscrypt.Java8EngineWrapper Conscrypt 2.5.2
+BENCH-ENGINE Conscrypt server org.conscrypt.Java8EngineWrapper Conscrypt 2.5.2
+Iteration   1: 340 ops/s
+# Benchmark: org.tlsbridge.bench.jmh.WrapUnwrapBench.wrapUnwrap
+# Parameters: (buffers = heap, provider = Netty-OpenSSL, size = 1024)
+# Warmup Iteration   1: <failure>
+
+java.lang.IllegalStateException: Netty-OpenSSL handed out a x.Y client engine, not io.netty.handler.ssl.OpenSslEngine
+	at org.tlsbridge.bench.jmh.Engines.verify(Engines.java:1)
+"""
+
+
+def jmh_log():
+    engines, failed = jmh.read_log(LOG)
+    return (engines.get("Conscrypt") == {"client": "org.conscrypt.Java8EngineWrapper",
+                                         "server": "org.conscrypt.Java8EngineWrapper", "library": "Conscrypt 2.5.2"}
+            and failed == [{"benchmark": "WrapUnwrapBench.wrapUnwrap",
+                            "params": {"buffers": "heap", "provider": "Netty-OpenSSL", "size": "1024"},
+                            "error": "java.lang.IllegalStateException: Netty-OpenSSL handed out a x.Y client engine, "
+                                     "not io.netty.handler.ssl.OpenSslEngine"}]), (engines, failed)
+
+
+trying("JMH's log gives each engine's class as its setup checked it, and each failed setup with its reason", jmh_log)
 # the runner's check of a Netty server's own account of its engine
 nv = {v.name: v for v in variants.all_variants() if v.name.startswith("netty-")}
 said = {"netty-openssl": {"provider": "netty-tcnative", "engine": "io.netty.handler.ssl.OpenSslEngine",

@@ -1,7 +1,6 @@
 package org.tlsbridge.bench.jmh;
 
 import java.nio.ByteBuffer;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
@@ -9,10 +8,11 @@ import javax.net.ssl.SSLException;
 
 /**
  * A client and a server engine joined by two in-memory buffers. The client
- * gets no peer host/port, so neither provider can resume: every handshake
- * is a full one.
+ * gets no peer host/port, so no provider can resume (HandshakeBench checks
+ * it): every handshake is a full one.
  */
-final class MemoryPair {
+final class MemoryPair implements AutoCloseable {
+    private final Engines engines;
     final SSLEngine client;
     final SSLEngine server;
     final ByteBuffer c2s;
@@ -20,12 +20,14 @@ final class MemoryPair {
     private final ByteBuffer clientApp;
     private final ByteBuffer serverApp;
     private final ByteBuffer empty;
+    /** Bytes the server's wraps produced: its handshake flight, tickets included. */
+    long serverBytes;
 
-    MemoryPair(SSLContext clientCtx, SSLContext serverCtx, boolean direct, String[] suites) {
-        client = clientCtx.createSSLEngine();
-        client.setUseClientMode(true);
-        server = serverCtx.createSSLEngine();
-        server.setUseClientMode(false);
+    /** suites: the list both ends enable, or null for the engines' defaults. */
+    MemoryPair(Engines engines, boolean direct, String[] suites) {
+        this.engines = engines;
+        client = engines.client();
+        server = engines.server();
         if (suites != null) {
             client.setEnabledCipherSuites(suites);
             server.setEnabledCipherSuites(suites);
@@ -82,6 +84,9 @@ final class MemoryPair {
                 continue;
             } else if (hs == HandshakeStatus.NEED_WRAP) {
                 r = e.wrap(empty, out);
+                if (e == server) {
+                    serverBytes += r.bytesProduced();
+                }
             } else if (hs == HandshakeStatus.NEED_UNWRAP || hs == HandshakeStatus.NEED_UNWRAP_AGAIN) {
                 in.flip();
                 r = e.unwrap(in, app);
@@ -127,5 +132,14 @@ final class MemoryPair {
             n += r.bytesProduced();
         }
         return n;
+    }
+
+    /** Both engines closed and given back (Netty's are reference-counted). */
+    @Override
+    public void close() {
+        client.closeOutbound();
+        server.closeOutbound();
+        engines.release(client);
+        engines.release(server);
     }
 }
