@@ -44,7 +44,8 @@ tb_openssl_crate() {
 }
 
 # _tb_openssl_zig_target ARCH -> Zig's target for ARCH's builds; nothing
-# (and false) for an arch without one.
+# (and false) for an arch without one. aarch64 is cross-built without
+# Configure's --cross-compile-prefix: Zig's one compiler has every target.
 _tb_openssl_zig_target() {
   case $1 in
     x86_64|aarch64) echo "$1-linux-gnu.2.17" ;;
@@ -54,13 +55,13 @@ _tb_openssl_zig_target() {
 
 # tb_openssl_dir SERIES [ARCH] -> prints the cache directory of that series'
 # build for ARCH (default: the host's), whether or not it is built yet. The
-# directory names the C library floor of a Zig build (x86_64-linux-gnu.2.17:
-# -gnu2.17), so that a build made with Debian's gcc for glibc 2.36
-# (<version>-x86_64, <version>-aarch64) is never taken for one.
+# directory names the C library floor of a Zig build, so that a build made
+# with Debian's gcc for glibc 2.36 (<version>-x86_64, <version>-aarch64) is
+# never taken for one.
 tb_openssl_dir() {
-  local cv v a=${2:-$(uname -m)} zt
+  local cv v a=${2:-$(uname -m)}
   read -r cv v < <(tb_openssl_crate "$1")
-  zt=$(_tb_openssl_zig_target "$a") && a+=-${zt#*-linux-} && a=${a/gnu./gnu}
+  _tb_openssl_zig_target "$a" >/dev/null && a+=-gnu2.17
   echo "$TB_CACHE/openssl/$v-$a"
 }
 
@@ -193,15 +194,18 @@ _tb_openssl_build() (
   src=$tmp/vendor/openssl-src-$cv/openssl
   [[ -x $src/Configure ]] || { echo "no Configure in $src"; return 1; }
   read -r -a opts < <(_tb_openssl_opts "$series" "$arch")
-  # Configure's own target, with Zig for compiler and archiver (arguments:
-  # the environment's were unset above) and the flags that keep Zig's code
-  # what gcc's -O3 was (TB_ZIG_CFLAGS, scripts/lib/zig.sh); Configure's -O3
-  # and the perlasm modules stay as they are. For aarch64 this is a cross
-  # build without a cross prefix: Zig's one compiler has every target.
-  zt=$(_tb_openssl_zig_target "$arch") || return 1
-  tools=$(tb_zig_tools "$zt") || return 1
-  cc=$tools/$zt-cc
-  target=("linux-$arch" CC="$cc" AR="$tools/$zt-ar" RANLIB="$tools/$zt-ranlib" "${TB_ZIG_CFLAGS[@]}")
+  if zt=$(_tb_openssl_zig_target "$arch"); then
+    # Configure's own target, with Zig for compiler and archiver (arguments:
+    # the environment's were unset above) and the flags that keep Zig's code
+    # what gcc's -O3 was (TB_ZIG_CFLAGS, scripts/lib/zig.sh); Configure's
+    # -O3 and the perlasm modules stay as they are.
+    tools=$(tb_zig_tools "$zt") || return 1
+    cc=$tools/$zt-cc
+    target=("linux-$arch" CC="$cc" AR="$tools/$zt-ar" RANLIB="$tools/$zt-ranlib" "${TB_ZIG_CFLAGS[@]}")
+  else
+    echo "no Zig target for $arch"
+    return 1
+  fi
   # Without the apps, build_libs and install_dev skip the programs.
   if [[ " ${opts[*]} " == *" no-apps "* ]]; then
     build=build_libs install=install_dev
