@@ -1,7 +1,7 @@
-# What building and running linux-aarch64 needs on an x86_64 Debian host:
-# Debian's cross compiler, qemu-user, and an arm64 root with the libraries
-# the jar's aarch64 flavours link or load (libssl3, libssl-dev) and an arm64
-# JDK 17. The root is Debian's own :arm64 packages unpacked into a cache
+# What building and running linux-aarch64 needs on an x86_64 Debian host
+# besides Zig (scripts/lib/zig.sh, the compiler of every linux library):
+# qemu-user, and an arm64 root with the libraries the jar's aarch64 flavours
+# link or load (libssl3, libssl-dev) and an arm64 JDK 17. The root is Debian's own :arm64 packages unpacked into a cache
 # directory rather than installed with dpkg: multiarch `openjdk-17-*:arm64`
 # and `libssl-dev:arm64` must carry the same version as their amd64 twins, so
 # installing them would upgrade the host's JDK and libssl under whatever is
@@ -12,9 +12,9 @@ TB_CACHE=${TB_CACHE:-/var/cache/tlsbridge}
 TB_ARM64_PKGS=(libc6 libgcc-s1 libstdc++6 zlib1g libssl3 libssl-dev openjdk-17-jre-headless)
 TB_ARM64_JDK=usr/lib/jvm/java-17-openjdk-arm64
 
-# The host packages: cross compiler and C library, the qemu-aarch64 emulator.
+# The host package: the qemu-aarch64 emulator.
 need_aarch64_pkgs() {
-  need_pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+  need_pkgs qemu-user-static
 }
 
 # tb_arm64_root: unpacks the arm64 packages into the cache if they are not

@@ -3,8 +3,8 @@
 # `mvn package` takes, with an OpenSSL cache that is empty. The other rows
 # cannot see a fault there, because scripts/test fills the cache from bash
 # before Maven runs. The cross build is the one that broke (CMake's compiler
-# variables leaking into OpenSSL's Configure), and the shortest: one OpenSSL
-# build (2 to 3 minutes) and the aarch64 libraries.
+# variables leaking into OpenSSL's Configure), and the shortest: Zig installed
+# into the empty cache, one OpenSSL build and the aarch64 libraries.
 # shellcheck shell=bash
 
 fresh_build_row() {

@@ -1,14 +1,13 @@
 # Builds the OpenSSL releases tlsbridge bundles or tests against, from the
 # `openssl-src` crate sources (pinned with their checksum in
 # scripts/lib/openssl-crates/<series>/Cargo.lock), into a cache outside the
-# tree keyed by version, arch and compiler: x86_64 compiled with Zig for glibc
-# 2.17 and later (scripts/lib/zig.sh), the compiler and C library floor of
-# the jar's linux-x86_64 libraries; aarch64 cross-compiled with Debian's
-# gcc-aarch64-linux-gnu. Sourced by scripts/openssl, scripts/test and
-# scripts/bench; needs common.sh.
+# tree keyed by version, arch and compiler: x86_64 and aarch64 compiled with
+# Zig for glibc 2.17 and later (scripts/lib/zig.sh), the compiler and C
+# library floor of the jar's linux libraries. Sourced by scripts/openssl,
+# scripts/test and scripts/bench; needs common.sh.
 #
-# A cached build is a directory $TB_CACHE/openssl/<version>-<arch>[-gnu2.17]
-# (x86_64-gnu2.17, aarch64) with
+# A cached build is a directory $TB_CACHE/openssl/<version>-<arch>-<floor>
+# (x86_64-gnu2.17, aarch64-gnu2.17) with
 #   include/, lib/libssl.a, lib/libcrypto.a   static, -fPIC: what the bundled
 #                                             flavour links
 #   so/libssl.so.N, so/libcrypto.so.N         the same code as shared
@@ -45,10 +44,11 @@ tb_openssl_crate() {
 }
 
 # _tb_openssl_zig_target ARCH -> Zig's target for ARCH's builds; nothing
-# (and false) for an arch still built with Debian's cross gcc.
+# (and false) for an arch without one. aarch64 is cross-built without
+# Configure's --cross-compile-prefix: Zig's one compiler has every target.
 _tb_openssl_zig_target() {
   case $1 in
-    x86_64) echo x86_64-linux-gnu.2.17 ;;
+    x86_64|aarch64) echo "$1-linux-gnu.2.17" ;;
     *) return 1 ;;
   esac
 }
@@ -56,7 +56,8 @@ _tb_openssl_zig_target() {
 # tb_openssl_dir SERIES [ARCH] -> prints the cache directory of that series'
 # build for ARCH (default: the host's), whether or not it is built yet. The
 # directory names the C library floor of a Zig build, so that a build made
-# with Debian's gcc for glibc 2.36 (<version>-x86_64) is never taken for one.
+# with Debian's gcc for glibc 2.36 (<version>-x86_64, <version>-aarch64) is
+# never taken for one.
 tb_openssl_dir() {
   local cv v a=${2:-$(uname -m)}
   read -r cv v < <(tb_openssl_crate "$1")
@@ -75,8 +76,7 @@ _tb_openssl_opts() {
 
 # _tb_openssl_compiler ARCH -> Zig's version, target and the flags it adds,
 # as BUILD-INFO records them: a build by another Zig, or with other flags, is
-# not today's. Nothing for Debian's cross gcc (aarch64), whose builds have
-# always been what their directory says.
+# not today's.
 _tb_openssl_compiler() {
   local zt
   zt=$(_tb_openssl_zig_target "$1") && echo "zig $TB_ZIG_VERSION cc -target $zt ${TB_ZIG_CFLAGS[*]}"
@@ -92,12 +92,12 @@ _tb_openssl_cached() {
   local compiler
   compiler=$(_tb_openssl_compiler "$3")
   [[ -f $1/BUILD-INFO ]] && grep -qxF "options=$(_tb_openssl_opts "$2" "$3")" "$1/BUILD-INFO" &&
-    { [[ -z $compiler ]] || grep -qxF "compiler=$compiler" "$1/BUILD-INFO"; } &&
+    grep -qxF "compiler=$compiler" "$1/BUILD-INFO" &&
     ! grep -q 'define OPENSSL_NO_KTLS' "$1/include/openssl/configuration.h"
 }
 
 # tb_openssl SERIES [ARCH]: builds the series for ARCH (default: the host's,
-# x86_64; else aarch64, cross-compiled) if it is not cached; prints the cache
+# x86_64; or aarch64, cross-compiled) if it is not cached; prints the cache
 # directory on stdout (the build's progress goes to stderr and its output to
 # a log file beside the cache).
 tb_openssl() {
@@ -130,11 +130,7 @@ tb_openssl() {
   fi
   tmp=$(mktemp -d "$TB_CACHE/openssl/.build-$v-XXXXXX") || return 1
   need_pkgs build-essential perl curl ca-certificates
-  if _tb_openssl_zig_target "$arch" >/dev/null; then
-    tb_zig_tools "$(_tb_openssl_zig_target "$arch")" >/dev/null || return 1
-  else
-    need_pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-  fi
+  tb_zig_tools "$(_tb_openssl_zig_target "$arch")" >/dev/null || return 1
   log "building OpenSSL $v for $arch (crate openssl-src $cv; 2 to 3 minutes on 2 idle cores) into $dir; log: $dir.log"
   _tb_openssl_build "$series" "$cv" "$v" "$dir" "$tmp" "$arch" >"$dir.log" 2>&1 &
   local pid=$! t0=$SECONDS rc
@@ -207,8 +203,8 @@ _tb_openssl_build() (
     cc=$tools/$zt-cc
     target=("linux-$arch" CC="$cc" AR="$tools/$zt-ar" RANLIB="$tools/$zt-ranlib" "${TB_ZIG_CFLAGS[@]}")
   else
-    cc=aarch64-linux-gnu-gcc
-    target=(linux-aarch64 --cross-compile-prefix=aarch64-linux-gnu-)
+    echo "no Zig target for $arch"
+    return 1
   fi
   # Without the apps, build_libs and install_dev skip the programs.
   if [[ " ${opts[*]} " == *" no-apps "* ]]; then
@@ -241,7 +237,7 @@ _tb_openssl_build() (
     echo "crate=openssl-src $cv"
     echo "checksum=$sum"
     echo "options=${opts[*]}"
-    echo "compiler=$(_tb_openssl_compiler "$arch" | grep . || echo "$cc")"
+    echo "compiler=$(_tb_openssl_compiler "$arch")"
     echo "arch=$arch"
     echo "built=$(date -u +%FT%TZ)"
     echo "build-seconds=$((SECONDS - t0))"

@@ -1,13 +1,13 @@
-# The C compiler of the jar's linux-x86_64 libraries: Zig's `zig cc` (clang
-# with its own C library headers and link stubs), which builds on Debian 12
-# for x86_64-linux-gnu.2.17, so that a library built here asks no more than
-# glibc 2.17 of its host (RHEL 8, SLES 15, Amazon Linux 2 and later). Zig
-# comes from PyPI (the `ziglang` wheel), pinned, installed with pip --target
-# into the cache rather than into any Python environment. tb_zig_tools
-# TARGET writes small wrappers <target>-cc, -ar and -ranlib (one executable
-# each: CMake and OpenSSL's Configure want a program, not a command line)
-# and prints their directory. Sourced by scripts/zig, scripts/lib/openssl.sh;
-# needs common.sh.
+# The C compiler of the jar's linux-x86_64 and -aarch64 libraries: Zig's
+# `zig cc` (clang with its own C library headers and link stubs), which builds
+# on Debian 12 for <arch>-linux-gnu.2.17, so that a library built here asks no
+# more than glibc 2.17 of its host (RHEL 8, SLES 15, Amazon Linux 2 and
+# later). Zig comes from PyPI (the `ziglang` wheel), pinned, installed with
+# pip --target into the cache rather than into any Python environment.
+# tb_zig_tools TARGET writes small wrappers <target>-cc, -ar and -ranlib (one
+# executable each: CMake and OpenSSL's Configure want a program, not a command
+# line) and prints their directory. Sourced by scripts/zig,
+# scripts/lib/openssl.sh; needs common.sh.
 # shellcheck shell=bash
 
 TB_CACHE=${TB_CACHE:-/var/cache/tlsbridge}

@@ -74,9 +74,12 @@ ajava() { timeout 600 "$AJAVA" -Dtlsbridge.openssl="$FLAVOUR" -cp "$CP" "$@"; }
 hjava() { timeout 120 java -cp "$CP" "$@"; }
 
 # start_server LOG CMD...: runs a Peer server in the background, waits for its PORT line.
+# LOG is emptied first: the background shell may not have truncated it yet
+# when it is first read, and the previous flavour's PORT line would be taken.
 start_server() {
   local log=$1 i
   shift
+  : >"$log"
   "$@" >"$log" 2>&1 &
   SERVER_PID=$!
   for ((i = 0; i < 600; i++)); do

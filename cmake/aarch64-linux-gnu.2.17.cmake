@@ -1,10 +1,15 @@
-# Cross build of the jar's linux-aarch64 libraries with Debian's
-# gcc-aarch64-linux-gnu (its own arm64 C library); the system flavour's
-# libssl headers and libraries come from the arm64 root of scripts/aarch64
-# (Debian's libssl-dev:arm64, unpacked into the build cache).
+# The jar's linux-aarch64 libraries, for glibc 2.17 and later, cross-built on
+# this x86_64 host with Zig (the compiler of the linux-x86_64 ones, with its
+# own aarch64 C library headers and link stubs). Nothing of this build runs
+# here: no native tests or probe (the pom turns them off); tests/aarch64 runs
+# the jar under qemu-user. The system flavour's libssl headers and libraries
+# come from the arm64 root of scripts/aarch64 (Debian's libssl-dev:arm64,
+# unpacked into the build cache), whose usr/include holds OpenSSL's alone.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
-set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+set(TB_ZIG_TARGET aarch64-linux-gnu.2.17)
+set(TB_OPENSSL_ARCH aarch64)
+include(${CMAKE_CURRENT_LIST_DIR}/zig.cmake)
 
 # try_compile re-reads this file: ask scripts/aarch64 once per CMake run.
 if(NOT DEFINED ENV{TB_ARM64_ROOT})
@@ -22,6 +27,5 @@ set(OPENSSL_CRYPTO_LIBRARY ${TB_ARM64_ROOT}/usr/lib/aarch64-linux-gnu/libcrypto.
 # Debian keeps the per-arch openssl/configuration.h beside the others; -idirafter
 # keeps the bundled flavour's own headers (-I) first.
 set(CMAKE_C_FLAGS_INIT "-idirafter ${TB_ARM64_ROOT}/usr/include/aarch64-linux-gnu")
-set(CMAKE_SHARED_LINKER_FLAGS_INIT "-Wl,-rpath-link,${TB_ARM64_ROOT}/usr/lib/aarch64-linux-gnu")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_SKIP_BUILD_RPATH ON)  # nothing of this build runs on the host: no RUNPATH into the cache
