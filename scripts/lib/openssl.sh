@@ -4,11 +4,12 @@
 # tree keyed by version, arch and compiler: x86_64 compiled with Zig for glibc
 # 2.17 and later (scripts/lib/zig.sh), the compiler and C library floor of
 # the jar's linux-x86_64 libraries; aarch64 cross-compiled with Debian's
-# gcc-aarch64-linux-gnu. Sourced by scripts/openssl, scripts/test and
+# gcc-aarch64-linux-gnu; x86_64-musl and aarch64-musl (the jar's musl
+# libraries) compiled with Zig for musl. Sourced by scripts/openssl, scripts/test and
 # scripts/bench; needs common.sh.
 #
 # A cached build is a directory $TB_CACHE/openssl/<version>-<arch>[-gnu2.17]
-# (x86_64-gnu2.17, aarch64) with
+# (x86_64-gnu2.17, aarch64, x86_64-musl, aarch64-musl) with
 #   include/, lib/libssl.a, lib/libcrypto.a   static, -fPIC: what the bundled
 #                                             flavour links
 #   so/libssl.so.N, so/libcrypto.so.N         the same code as shared
@@ -49,6 +50,7 @@ tb_openssl_crate() {
 _tb_openssl_zig_target() {
   case $1 in
     x86_64) echo x86_64-linux-gnu.2.17 ;;
+    x86_64-musl | aarch64-musl) echo "${1%-musl}-linux-musl" ;;
     *) return 1 ;;
   esac
 }
@@ -60,7 +62,7 @@ _tb_openssl_zig_target() {
 tb_openssl_dir() {
   local cv v a=${2:-$(uname -m)}
   read -r cv v < <(tb_openssl_crate "$1")
-  _tb_openssl_zig_target "$a" >/dev/null && a+=-gnu2.17
+  [[ $a != *-musl ]] && _tb_openssl_zig_target "$a" >/dev/null && a+=-gnu2.17
   echo "$TB_CACHE/openssl/$v-$a"
 }
 
@@ -103,7 +105,7 @@ _tb_openssl_cached() {
 tb_openssl() {
   local series=$1 arch=${2:-$(uname -m)} cv v dir tmp
   read -r cv v < <(tb_openssl_crate "$series") || return 1
-  [[ $arch == x86_64 || $arch == aarch64 ]] || die "no OpenSSL build for '$arch' (x86_64, aarch64)"
+  [[ $arch =~ ^(x86_64|aarch64)(-musl)?$ ]] || die "no OpenSSL build for '$arch' (x86_64, aarch64, x86_64-musl, aarch64-musl)"
   dir=$(tb_openssl_dir "$series" "$arch")
   if _tb_openssl_cached "$dir" "$series" "$arch"; then
     echo "$dir"
@@ -205,7 +207,7 @@ _tb_openssl_build() (
     # -O3 and the perlasm modules stay as they are.
     tools=$(tb_zig_tools "$zt") || return 1
     cc=$tools/$zt-cc
-    target=("linux-$arch" CC="$cc" AR="$tools/$zt-ar" RANLIB="$tools/$zt-ranlib" "${TB_ZIG_CFLAGS[@]}")
+    target=("linux-${arch%-musl}" CC="$cc" AR="$tools/$zt-ar" RANLIB="$tools/$zt-ranlib" "${TB_ZIG_CFLAGS[@]}")
   else
     cc=aarch64-linux-gnu-gcc
     target=(linux-aarch64 --cross-compile-prefix=aarch64-linux-gnu-)

@@ -5,8 +5,8 @@
 # libssl/libcrypto. The rule is shown to fail on a library built the old way
 # (the host's gcc against Debian 12's glibc) and on one with an unexpected
 # NEEDED. The linux-aarch64 libraries are still built with Debian's cross gcc
-# for its glibc 2.36: this says so, loudly, rather than pass them. The jar
-# has no musl libraries yet: that too is said.
+# for its glibc 2.36: this says so, loudly, rather than pass them. The musl
+# libraries are musl.sh's.
 # Sourced by tests/packaging/run.sh (its ok/ko, $JAR, $WORK) with the path of
 # a gcc-built libtlsbridge.so as $1.
 # shellcheck shell=bash
@@ -73,10 +73,6 @@ for lib in "$LIBS"/linux-aarch64/*.so; do
   [[ -f $lib ]] || continue
   echo "NOT RUN (glibc floor, ${lib#"$LIBS"/}): built with Debian's gcc-aarch64-linux-gnu, it asks for $(libc_glibc_max "$lib"); the GLIBC_$LIBC_GLIBC_FLOOR rule covers linux-x86_64 only so far"
 done
-for d in linux-x86_64-musl linux-aarch64-musl; do
-  [[ -d $LIBS/$d ]] && ko "the jar has $d, which this check does not know"
-done
-echo "NOT RUN (musl): the jar carries no linux-x86_64-musl or linux-aarch64-musl library; no musl JVM is reachable here either (Debian, PyPI and npm carry none)"
 
 # The same rule must reject a library built the old way, and one that needs
 # a library outside the list.
