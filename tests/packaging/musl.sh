@@ -37,7 +37,7 @@ musl_verdict() {
     echo "${bad[*]}"
     return 1
   fi
-  echo "needs $needed"
+  echo "needs ${needed% }"
 }
 
 # musl_arm64_loader -> musl's arm64 dynamic loader: Debian's musl:arm64
@@ -46,7 +46,7 @@ musl_arm64_loader() {
   local dir=$TB_CACHE/aarch64/musl-root tmp
   if [[ ! -x $dir/lib/ld-musl-aarch64.so.1 ]]; then
     dpkg --print-foreign-architectures | grep -qx arm64 || { dpkg --add-architecture arm64 && apt-get update -qq; } >&2
-    tmp=$(mktemp -d) && (cd "$tmp" && apt-get download musl:arm64 >&2) &&
+    tmp=$(mktemp -d) && (cd "$tmp" && apt-get -qq -o APT::Sandbox::User=root download musl:arm64 >&2) &&
       dpkg-deb -x "$tmp"/musl_*_arm64.deb "$tmp/root" && mkdir -p "$TB_CACHE/aarch64" &&
       rm -rf "$dir" && mv -T "$tmp/root" "$dir" || { rm -rf "$tmp"; return 1; }
     rm -rf "$tmp"
