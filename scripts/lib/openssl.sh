@@ -1,13 +1,14 @@
 # Builds the OpenSSL releases tlsbridge bundles or tests against, from the
 # `openssl-src` crate sources (pinned with their checksum in
 # scripts/lib/openssl-crates/<series>/Cargo.lock), into a cache outside the
-# tree keyed by version, arch and compiler: x86_64 and aarch64 compiled with
-# Zig for glibc 2.17 and later (scripts/lib/zig.sh), the compiler and C
-# library floor of the jar's linux libraries. Sourced by scripts/openssl,
+# tree keyed by version, arch and compiler, all compiled with Zig
+# (scripts/lib/zig.sh): x86_64 and aarch64 for glibc 2.17 and later, the
+# C library floor of the jar's linux libraries; x86_64-musl and
+# aarch64-musl for the jar's musl libraries. Sourced by scripts/openssl,
 # scripts/test and scripts/bench; needs common.sh.
 #
-# A cached build is a directory $TB_CACHE/openssl/<version>-<arch>-<floor>
-# (x86_64-gnu2.17, aarch64-gnu2.17) with
+# A cached build is a directory $TB_CACHE/openssl/<version>-<arch>[-<floor>]
+# (x86_64-gnu2.17, aarch64-gnu2.17, x86_64-musl, aarch64-musl) with
 #   include/, lib/libssl.a, lib/libcrypto.a   static, -fPIC: what the bundled
 #                                             flavour links
 #   so/libssl.so.N, so/libcrypto.so.N         the same code as shared
@@ -49,6 +50,7 @@ tb_openssl_crate() {
 _tb_openssl_zig_target() {
   case $1 in
     x86_64|aarch64) echo "$1-linux-gnu.2.17" ;;
+    x86_64-musl | aarch64-musl) echo "${1%-musl}-linux-musl" ;;
     *) return 1 ;;
   esac
 }
@@ -61,7 +63,7 @@ _tb_openssl_zig_target() {
 tb_openssl_dir() {
   local cv v a=${2:-$(uname -m)}
   read -r cv v < <(tb_openssl_crate "$1")
-  _tb_openssl_zig_target "$a" >/dev/null && a+=-gnu2.17
+  [[ $a != *-musl ]] && _tb_openssl_zig_target "$a" >/dev/null && a+=-gnu2.17
   echo "$TB_CACHE/openssl/$v-$a"
 }
 
@@ -103,7 +105,7 @@ _tb_openssl_cached() {
 tb_openssl() {
   local series=$1 arch=${2:-$(uname -m)} cv v dir tmp
   read -r cv v < <(tb_openssl_crate "$series") || return 1
-  [[ $arch == x86_64 || $arch == aarch64 ]] || die "no OpenSSL build for '$arch' (x86_64, aarch64)"
+  [[ $arch =~ ^(x86_64|aarch64)(-musl)?$ ]] || die "no OpenSSL build for '$arch' (x86_64, aarch64, x86_64-musl, aarch64-musl)"
   dir=$(tb_openssl_dir "$series" "$arch")
   if _tb_openssl_cached "$dir" "$series" "$arch"; then
     echo "$dir"
@@ -201,7 +203,7 @@ _tb_openssl_build() (
     # -O3 and the perlasm modules stay as they are.
     tools=$(tb_zig_tools "$zt") || return 1
     cc=$tools/$zt-cc
-    target=("linux-$arch" CC="$cc" AR="$tools/$zt-ar" RANLIB="$tools/$zt-ranlib" "${TB_ZIG_CFLAGS[@]}")
+    target=("linux-${arch%-musl}" CC="$cc" AR="$tools/$zt-ar" RANLIB="$tools/$zt-ranlib" "${TB_ZIG_CFLAGS[@]}")
   else
     echo "no Zig target for $arch"
     return 1

@@ -5,8 +5,7 @@
 # flavour, its libssl/libcrypto. The rule is shown to fail, per arch, on a
 # library built against Debian 12's glibc (x86_64: the host's gcc; aarch64:
 # Zig for glibc 2.36, Debian's cross gcc being no longer installed) and on
-# one with an unexpected NEEDED. The jar has no musl libraries yet: that too
-# is said.
+# one with an unexpected NEEDED. The musl libraries are musl.sh's.
 # Sourced by tests/packaging/run.sh (its ok/ko, $JAR, $WORK) with the path of
 # a gcc-built libtlsbridge.so as $1.
 # shellcheck shell=bash
@@ -84,10 +83,6 @@ for lib in "$LIBS"/linux-x86_64/*.so "$LIBS"/linux-aarch64/*.so; do
   [[ -f $lib ]] || continue
   [[ -n ${LIBC_EXPECT[${lib#"$LIBS"/}]+x} ]] || ko "glibc floor: the jar has ${lib#"$LIBS"/}, which this check does not know"
 done
-for d in linux-x86_64-musl linux-aarch64-musl; do
-  [[ -d $LIBS/$d ]] && ko "the jar has $d, which this check does not know"
-done
-echo "NOT RUN (musl): the jar carries no linux-x86_64-musl or linux-aarch64-musl library; no musl JVM is reachable here either (Debian, PyPI and npm carry none)"
 
 # The same rule must reject, on each arch, a library built against Debian
 # 12's glibc and one that needs a library outside the list.

@@ -5,7 +5,7 @@
 # security.provider.1=TLSBridge in a java.security override; the OpenSSL
 # flavours (bundled by default, -Dtlsbridge.openssl=system on OpenSSL 3.0 and
 # 4.0, one clear error and SunJSSE where the chosen one cannot load); the C
-# libraries the jar's libraries need (libc.sh).
+# libraries the jar's libraries need (libc.sh), the musl ones on musl (musl.sh).
 set -uo pipefail
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 source "$(dirname "$0")/../../scripts/lib/openssl.sh"
@@ -129,6 +129,7 @@ grep -q '^FAIL ' <<<"$rules" || ((rules_rc == 0)) || ko "tests/packaging/pom_rul
 # The C libraries the jar's libraries need (glibc floor, musl), proven
 # against the gcc-built library above.
 source "$(dirname "$0")/libc.sh" "$WORK/other/native/libtlsbridge.so"
+source "$(dirname "$0")/musl.sh"
 
 echo "SUMMARY packaging: $PASS passed, $FAIL failed"
 ((FAIL == 0))
