@@ -196,18 +196,15 @@ _tb_openssl_build() (
   src=$tmp/vendor/openssl-src-$cv/openssl
   [[ -x $src/Configure ]] || { echo "no Configure in $src"; return 1; }
   read -r -a opts < <(_tb_openssl_opts "$series" "$arch")
-  if zt=$(_tb_openssl_zig_target "$arch"); then
-    # Configure's own target, with Zig for compiler and archiver (arguments:
-    # the environment's were unset above) and the flags that keep Zig's code
-    # what gcc's -O3 was (TB_ZIG_CFLAGS, scripts/lib/zig.sh); Configure's
-    # -O3 and the perlasm modules stay as they are.
-    tools=$(tb_zig_tools "$zt") || return 1
-    cc=$tools/$zt-cc
-    target=("linux-${arch%-musl}" CC="$cc" AR="$tools/$zt-ar" RANLIB="$tools/$zt-ranlib" "${TB_ZIG_CFLAGS[@]}")
-  else
-    echo "no Zig target for $arch"
-    return 1
-  fi
+  # Configure's own target, with Zig for compiler and archiver (arguments:
+  # the environment's were unset above) and the flags that keep Zig's code
+  # what gcc's -O3 was (TB_ZIG_CFLAGS, scripts/lib/zig.sh); Configure's -O3
+  # and the perlasm modules stay as they are. tb_openssl admits only arches
+  # with a Zig target.
+  zt=$(_tb_openssl_zig_target "$arch") || return 1
+  tools=$(tb_zig_tools "$zt") || return 1
+  cc=$tools/$zt-cc
+  target=("linux-${arch%-musl}" CC="$cc" AR="$tools/$zt-ar" RANLIB="$tools/$zt-ranlib" "${TB_ZIG_CFLAGS[@]}")
   # Without the apps, build_libs and install_dev skip the programs.
   if [[ " ${opts[*]} " == *" no-apps "* ]]; then
     build=build_libs install=install_dev
