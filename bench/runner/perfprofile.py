@@ -14,7 +14,13 @@ import rules
 import procs
 from probe import role as probe_role
 
-BUCKETS = ["kernel", "libcrypto", "libssl", "libtlsbridge", "JIT (Java)", "libjvm", "libc", "server binary", "other"]
+BUCKETS = ["kernel", "libcrypto", "libssl", "libtlsbridge", "peer's TLS library", "JIT (Java)", "libjvm", "libc",
+           "server binary", "other"]
+
+# The native libraries of the peers (netty-tcnative, Conscrypt, ACCP,
+# wildfly-openssl): BoringSSL and AWS-LC are linked into them, so their
+# handshakes and ciphers run there, not in a libssl or libcrypto.
+PEER_LIBS = ("netty_tcnative", "conscrypt", "amazoncorrettocryptoprovider", "wfssl")
 
 
 def available():
@@ -42,12 +48,17 @@ def bucket(dso):
                    ("libpthread", "libc")):
         if lib in d:
             return b
+    if any(lib in d for lib in PEER_LIBS):
+        return "peer's TLS library"
     if d in ("nginx", "java"):
         return "server binary"
     return "other"
 
 
-_SAMPLE = re.compile(r"^\s*(.*?)\s+(\d+)/(\d+)\s+([0-9a-f]+)\s+(.*?)\s+\(([^()]*)\)\s*$")
+# A library unlinked after loading shows as "(/tmp/lib....so (deleted))":
+# netty-tcnative, Conscrypt and ACCP unpack theirs to a temporary file and
+# delete it, and a pattern that missed the suffix dropped all their samples.
+_SAMPLE = re.compile(r"^\s*(.*?)\s+(\d+)/(\d+)\s+([0-9a-f]+)\s+(.*?)\s+\(([^()]*?)(?: \(deleted\))?\)\s*$")
 
 
 def _samples(perf, data, pid):

@@ -114,6 +114,16 @@ seen = report_cpu.jit_seen(["a", "b"], [{"ok": True, "jit_share": 0.22}, {"ok": 
 check("a profile taken while the JIT compiled says so (header and report)",
       "STILL COMPILING" in perfprofile.jit_note(0.22) and "STILL" not in perfprofile.jit_note(0.01)
       and "a 22.0% (**still compiling**)" in seen and "b 1.0%" in seen and "b 1.0% (" not in seen, seen)
+_deleted = perfprofile._SAMPLE.match("nioEventLoopGro  1123/1130  7f3a2b1c0d10 aes_gcm_enc_update "
+                                     "(/tmp/libnetty_tcnative_linux_x86_64618.so (deleted))")
+_plain = perfprofile._SAMPLE.match("java  1093/1101  7f3a2b1c0d10 void Foo.bar(int) (/opt/x/libtlsbridge-bundled.so)")
+check("a sample in a library deleted after loading (netty-tcnative, Conscrypt, ACCP) is read and counted as the "
+      "peer's TLS library",
+      _deleted is not None and _deleted.group(6) == "/tmp/libnetty_tcnative_linux_x86_64618.so"
+      and perfprofile.bucket("libnetty_tcnative_linux_x86_64618.so") == "peer's TLS library"
+      and _plain is not None and _plain.group(5) == "void Foo.bar(int)"
+      and perfprofile.bucket(os.path.basename(_plain.group(6))) == "libtlsbridge",
+      (_deleted and _deleted.groups(), _plain and _plain.groups()))
 feed[:] = [(0.33, 0.25), (0.31, 0.20), (0.30, 0.15), (0.30, 0.08), (0.30, 0.03), (0.296, 0.01), (0.30, 0.005),
            (0.298, 0.0), (0.9, 0.0)]
 w = bench.converge(h, g, "newconn", 1024, o, "/tmp")
