@@ -57,6 +57,18 @@ class Ctx:
             out.append(e)
         return ":".join(out)
 
+    def kept_native_libs(self):
+        """JVM options that keep netty-tcnative's and Conscrypt's native
+        libraries on disk, in the run's work directory: both unpack theirs
+        to a temporary file and delete it once loaded, and perf cannot name a
+        symbol in a deleted file, so a peer's profile said only "[unknown]"
+        where BoringSSL spends its time. (ACCP deletes its library whatever
+        it is told: its symbols stay unnamed.)"""
+        d = os.path.join(self.workdir, "native-libs")
+        os.makedirs(d, exist_ok=True)
+        return [f"-Dio.netty.native.workdir={d}", "-Dio.netty.native.deleteLibAfterLoading=false",
+                f"-Dorg.conscrypt.native.workdir={d}", "-Dorg.conscrypt.native.deleteLibAfterLoading=false"]
+
     def java_cmd(self, jdk):
         j = self.java.get(jdk)
         return [j] + JVM_FLAGS + (JDK25_EXTRA if jdk == "25" else [])
@@ -235,7 +247,8 @@ class Tomcat(Variant):
                 args += ["--ciphers", suite.openssl]
             else:
                 client_env = client_tls13_pin(ctx, suite)
-        cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + self.jvm_extra + list(jvm_extra) +
+        keep = ctx.kept_native_libs() if self.impl == "conscrypt" else []
+        cmd = procs.pinned(procs.SERVER_CPU, ctx.java_cmd(self.jdk) + self.jvm_extra + list(jvm_extra) + keep +
                            ["-cp", cp, self.main] + args)
         p = procs.Proc(cmd, ctx.log(tag or f"{self.name}-{suite.key}"))
         line = p.wait_line(("BENCH-LISTENING", "BENCH-UNAVAILABLE", "BENCH-FAILED"), 90)
@@ -595,7 +608,8 @@ class Netty(Variant):
             args += ["--ciphers", suite.iana]
         else:
             client_env = client_tls13_pin(ctx, suite)
-        h = _socket_start(self, ctx, suite, args, [], ctx.netty_cp, self.main, listening="LISTENING",
+        keep = ctx.kept_native_libs() if self.impl == "openssl" else []
+        h = _socket_start(self, ctx, suite, args, keep, ctx.netty_cp, self.main, listening="LISTENING",
                           handle=NettyHandle)
         h.client_env = client_env
         return h
