@@ -29,7 +29,11 @@ def fetch_https_json(port, path, tls=True, timeout=10):
             data += b
     finally:
         s.close()
-    body = data.split(b"\r\n\r\n", 1)[1]
+    head, sep, body = data.partition(b"\r\n\r\n")
+    if not sep:
+        # a server that closes without an HTTP answer fails its cell's
+        # verification (the caller catches ValueError), not the whole run
+        raise ValueError(f"no HTTP answer to GET {path} on port {port} ({len(data)} bytes)")
     return json.loads(body)
 
 

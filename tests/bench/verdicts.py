@@ -114,6 +114,28 @@ seen = report_cpu.jit_seen(["a", "b"], [{"ok": True, "jit_share": 0.22}, {"ok": 
 check("a profile taken while the JIT compiled says so (header and report)",
       "STILL COMPILING" in perfprofile.jit_note(0.22) and "STILL" not in perfprofile.jit_note(0.01)
       and "a 22.0% (**still compiling**)" in seen and "b 1.0%" in seen and "b 1.0% (" not in seen, seen)
+import socket  # noqa: E402
+import threading  # noqa: E402
+import verify  # noqa: E402
+_srv = socket.socket()
+_srv.bind(("127.0.0.1", 0))
+_srv.listen(1)
+
+
+def _close_without_answer():
+    c, _ = _srv.accept()
+    c.recv(100)
+    c.close()
+
+
+threading.Thread(target=_close_without_answer, daemon=True).start()
+try:
+    _got = verify.fetch_https_json(_srv.getsockname()[1], "/_stats", tls=False)
+except Exception as e:  # noqa: BLE001 (an IndexError here ended a whole full run)
+    _got = e
+check("a server that closes without an HTTP answer to /_stats fails that cell (ValueError), not the run",
+      isinstance(_got, ValueError) and "no HTTP answer" in str(_got), repr(_got))
+_srv.close()
 _deleted = perfprofile._SAMPLE.match("nioEventLoopGro  1123/1130  7f3a2b1c0d10 aes_gcm_enc_update "
                                      "(/tmp/libnetty_tcnative_linux_x86_64618.so (deleted))")
 _plain = perfprofile._SAMPLE.match("java  1093/1101  7f3a2b1c0d10 void Foo.bar(int) (/opt/x/libtlsbridge-bundled.so)")
