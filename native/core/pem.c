@@ -52,7 +52,10 @@ static void key_failure(const char *password_name, char *out, size_t n) {
     snprintf(out, n, "the private key is encrypted and no password is given");
   else if ((lib == ERR_LIB_PEM && reason == PEM_R_BAD_DECRYPT) ||
            (lib == ERR_LIB_PKCS12 && reason == PKCS12_R_PKCS12_CIPHERFINAL_ERROR) ||
-           (lib == ERR_LIB_EVP && reason == EVP_R_BAD_DECRYPT))
+           (lib == ERR_LIB_EVP && reason == EVP_R_BAD_DECRYPT) ||
+           /* a wrong password passes CBC's padding check about once in 256
+            * tries: the garbage it decrypted then fails to decode */
+           (lib == ERR_LIB_PKCS12 && reason == PKCS12_R_DECODE_ERROR && password_name))
     snprintf(out, n, "cannot decrypt the private key (wrong %s?)", password_name ? password_name : "password");
   else
     snprintf(out, n, "no private key OpenSSL can read (PEM: PKCS#8, PKCS#1 or SEC1)");
