@@ -17,10 +17,6 @@ from probe import role as probe_role
 BUCKETS = ["kernel", "libcrypto", "libssl", "libtlsbridge", "peer's TLS library", "JIT (Java)", "libjvm", "libc",
            "server binary", "other"]
 
-# The native libraries of the peers (netty-tcnative, Conscrypt, ACCP,
-# wildfly-openssl): BoringSSL and AWS-LC are linked into them, so their
-# handshakes and ciphers run there, not in a libssl or libcrypto.
-PEER_LIBS = ("netty_tcnative", "conscrypt", "amazoncorrettocryptoprovider", "wfssl")
 
 
 def available():
@@ -45,11 +41,13 @@ def bucket(dso):
         return "JIT (Java)"
     for lib, b in (("libcrypto", "libcrypto"), ("libssl", "libssl"), ("libtlsbridge", "libtlsbridge"),
                    ("libjvm", "libjvm"), ("libc.so", "libc"), ("libc-", "libc"), ("ld-linux", "libc"),
-                   ("libpthread", "libc")):
+                   ("libpthread", "libc"),
+                   # the peers' own libraries (netty-tcnative, Conscrypt, ACCP, wildfly-openssl): BoringSSL
+                   # and AWS-LC are linked into them, so their handshakes and ciphers run there
+                   ("netty_tcnative", "peer's TLS library"), ("conscrypt", "peer's TLS library"),
+                   ("amazoncorrettocryptoprovider", "peer's TLS library"), ("wfssl", "peer's TLS library")):
         if lib in d:
             return b
-    if any(lib in d for lib in PEER_LIBS):
-        return "peer's TLS library"
     if d in ("nginx", "java"):
         return "server binary"
     return "other"

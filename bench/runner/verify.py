@@ -29,7 +29,7 @@ def fetch_https_json(port, path, tls=True, timeout=10):
             data += b
     finally:
         s.close()
-    head, sep, body = data.partition(b"\r\n\r\n")
+    _, sep, body = data.partition(b"\r\n\r\n")
     if not sep:
         # a server that closes without an HTTP answer fails its cell's
         # verification (the caller catches ValueError), not the whole run
